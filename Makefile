@@ -1,0 +1,46 @@
+# Reverie's entry points. `make run` and `make test` set everything up on a fresh machine:
+# a .venv in the checkout, the package, and the Neo4j jars (cached under $REVERIE_HOME).
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+INSPECTOR_DIR ?= $(HOME)/.cache/reverie/inspector
+INSPECTOR_VERSION := 2.12.0
+
+.PHONY: setup run test lint bench bench-quick inspector clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev,speed]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+	$(BIN)/reverie neo4j install
+
+# Serve over Streamable HTTP on 127.0.0.1 with the managed Neo4j and the nightly scheduler.
+run: setup
+	$(BIN)/reverie serve --transport http
+
+inspector:
+	@test -x $(INSPECTOR_DIR)/node_modules/.bin/mcp-inspector || \
+	  (mkdir -p $(INSPECTOR_DIR) && cd $(INSPECTOR_DIR) && \
+	   npm install --no-audit --no-fund --loglevel=error @modelcontextprotocol/inspector@$(INSPECTOR_VERSION))
+
+test: setup inspector
+	REVERIE_INSPECTOR=$(INSPECTOR_DIR)/node_modules/.bin/mcp-inspector $(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+bench: setup
+	$(BIN)/python -m bench
+
+bench-quick: setup
+	$(BIN)/python -m bench --quick
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bench/results

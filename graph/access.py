@@ -1,0 +1,167 @@
+"""The one door to Neo4j: every query runs inside one profile.
+
+`GraphStore` owns the driver. `GraphStore.profile(profile_id)` hands out a `ProfileGraph`, whose
+transactions accept only `ScopedQuery` objects and supply `$profile_id` (and the fulltext
+`$profile_key`) themselves; a caller that passes either parameter is refused. Cross-profile
+work (listing profiles for the scheduler, schema setup) lives in `graph.directory` and
+`graph.schema` and never goes through here.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, AsyncSession
+from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
+from neo4j.time import DateTime as Neo4jDateTime
+
+from graph.errors import GraphUnavailableError, InvalidInputError, ProfileOverrideError
+from graph.scope import ScopedQuery
+from graph.text import profile_key
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+PROFILE_ID_RULE = "1 to 64 characters: letters, digits, '.', '_', '-' or '@', starting with a letter or digit"
+_PROFILE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
+_INJECTED_PARAMS = frozenset({"profile_id", "profile_key"})
+
+# Short timeouts so that an unreachable server fails a tool call in seconds instead of after the
+# driver's default 30-second retry budget; transient conflicts still get a few retries.
+_CONNECTION_TIMEOUT_S = 3.0
+_ACQUISITION_TIMEOUT_S = 5.0
+_RETRY_BUDGET_S = 4.0
+
+
+def validate_profile_id(profile_id: str) -> str:
+    if not _PROFILE_ID.fullmatch(profile_id):
+        raise InvalidInputError(f"Invalid profile id {profile_id!r}: use {PROFILE_ID_RULE}.")
+    return profile_id
+
+
+@dataclass(frozen=True)
+class ConnectionSettings:
+    uri: str
+    username: str
+    password: str
+    database: str | None = None
+
+
+def _refuse_overrides(params: Mapping[str, Any]) -> None:
+    for name, value in params.items():
+        if name in _INJECTED_PARAMS:
+            raise ProfileOverrideError(
+                f"parameter {name!r} is supplied by the profile graph itself; do not pass it"
+            )
+        rows = value if isinstance(value, list) else [value]
+        for row in rows:
+            if isinstance(row, Mapping) and _INJECTED_PARAMS & set(row):
+                raise ProfileOverrideError(f"parameter {name!r} carries a profile id; do not pass one")
+
+
+def _native(value: Any) -> Any:
+    """Neo4j temporal values become stdlib datetimes, so models above never see driver types."""
+    if isinstance(value, dict):
+        return {key: _native(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_native(item) for item in value]
+    if isinstance(value, Neo4jDateTime):
+        return value.to_native()
+    return value
+
+
+class ProfileTx:
+    """A transaction bound to one profile. Query modules take it as their first argument."""
+
+    def __init__(self, tx: AsyncManagedTransaction, profile_id: str) -> None:
+        self._tx = tx
+        self.profile_id = profile_id
+        self._scope = {"profile_id": profile_id, "profile_key": profile_key(profile_id)}
+
+    async def run(self, query: ScopedQuery, **params: Any) -> list[dict[str, Any]]:
+        if not isinstance(query, ScopedQuery):
+            raise TypeError("ProfileTx.run accepts only ScopedQuery objects, never raw Cypher")
+        _refuse_overrides(params)
+        result = await self._tx.run(query.text, {**params, **self._scope})
+        return [_native(record.data()) async for record in result]
+
+    async def single(self, query: ScopedQuery, **params: Any) -> dict[str, Any] | None:
+        rows = await self.run(query, **params)
+        return rows[0] if rows else None
+
+
+class ProfileGraph:
+    """Reads and writes of one profile, each unit of work in one managed transaction."""
+
+    def __init__(self, store: GraphStore, profile_id: str) -> None:
+        self._store = store
+        self.profile_id = validate_profile_id(profile_id)
+
+    async def read(self, work: Callable[[ProfileTx], Awaitable[T]]) -> T:
+        async with self._store.session() as session:
+            return await session.execute_read(self._bind(work))
+
+    async def write(self, work: Callable[[ProfileTx], Awaitable[T]]) -> T:
+        async with self._store.session() as session:
+            return await session.execute_write(self._bind(work))
+
+    def _bind(self, work: Callable[[ProfileTx], Awaitable[T]]) -> Callable[[AsyncManagedTransaction], Awaitable[T]]:
+        async def bound(tx: AsyncManagedTransaction) -> T:
+            return await work(ProfileTx(tx, self.profile_id))
+
+        return bound
+
+
+class GraphStore:
+    """Owns the driver; created once by the composition root and closed on shutdown."""
+
+    def __init__(self, driver: AsyncDriver, settings: ConnectionSettings) -> None:
+        self.driver = driver
+        self.settings = settings
+        self._bookmarks = AsyncGraphDatabase.bookmark_manager()
+
+    @classmethod
+    def connect(cls, settings: ConnectionSettings) -> GraphStore:
+        driver = AsyncGraphDatabase.driver(
+            settings.uri,
+            auth=(settings.username, settings.password),
+            connection_timeout=_CONNECTION_TIMEOUT_S,
+            connection_acquisition_timeout=_ACQUISITION_TIMEOUT_S,
+            max_transaction_retry_time=_RETRY_BUDGET_S,
+            notifications_min_severity="OFF",
+        )
+        return cls(driver, settings)
+
+    def profile(self, profile_id: str) -> ProfileGraph:
+        return ProfileGraph(self, profile_id)
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[AsyncSession]:
+        """A session whose connection failures surface as GraphUnavailableError."""
+        try:
+            async with self.driver.session(
+                database=self.settings.database, bookmark_manager=self._bookmarks
+            ) as session:
+                yield session
+        except (ServiceUnavailable, SessionExpired) as error:
+            log.warning("Neo4j unreachable at %s: %s", self.settings.uri, error)
+            raise GraphUnavailableError(self.settings.uri, "no answer on Bolt") from error
+        except AuthError as error:
+            raise GraphUnavailableError(self.settings.uri, "authentication failed") from error
+
+    async def verify(self) -> None:
+        try:
+            await self.driver.verify_connectivity()
+        except (ServiceUnavailable, SessionExpired, OSError) as error:
+            raise GraphUnavailableError(self.settings.uri, "no answer on Bolt") from error
+        except AuthError as error:
+            raise GraphUnavailableError(self.settings.uri, "authentication failed") from error
+
+    async def close(self) -> None:
+        await self.driver.close()

@@ -1,0 +1,50 @@
+"""The related_dreams lane of recall: open dreams that touch the recalled memories or the query.
+
+Dreams that cite a returned memory come first (found by following DREAMED_FROM edges from the
+memories), then dreams whose own text matches the query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graph.access import ProfileGraph, ProfileTx
+from graph.dreams import queries as q
+from graph.memory.models import RelatedDream
+from graph.text import fulltext_clause
+
+RELATED_DREAMS_LIMIT = 5
+
+
+async def _related(tx: ProfileTx, query: str, memory_ids: Sequence[str]) -> list[RelatedDream]:
+    found: dict[str, RelatedDream] = {}
+    if memory_ids:
+        for row in await tx.run(q.DREAMS_CITING, ids=list(memory_ids), limit=RELATED_DREAMS_LIMIT):
+            shared = ", ".join(row["shared"])
+            found[row["dream"]["id"]] = _related_dream(row, f"cites recalled memory {shared}")
+    terms = fulltext_clause("text", query)
+    if terms is not None and len(found) < RELATED_DREAMS_LIMIT:
+        for row in await tx.run(q.DREAMS_MATCHING, terms=terms, limit=RELATED_DREAMS_LIMIT):
+            found.setdefault(row["dream"]["id"], _related_dream(row, "its text matches the query"))
+    return list(found.values())[:RELATED_DREAMS_LIMIT]
+
+
+def _related_dream(row: dict[str, object], reason: str) -> RelatedDream:
+    dream = row["dream"]
+    assert isinstance(dream, dict)
+    return RelatedDream(
+        dream_id=dream["id"],
+        hypothesis=dream["hypothesis"],
+        status=dream["status"],
+        likelihood=dream["likelihood"],
+        confidence=dream["confidence"],
+        reason=reason,
+        source_ids=list(row["source_ids"]),  # type: ignore[call-overload]
+    )
+
+
+async def related_dreams(graph: ProfileGraph, query: str, memory_ids: Sequence[str]) -> list[RelatedDream]:
+    async def work(tx: ProfileTx) -> list[RelatedDream]:
+        return await _related(tx, query, memory_ids)
+
+    return await graph.read(work)

@@ -1,0 +1,66 @@
+"""Typed errors of the graph layer.
+
+Each carries what a caller needs to act (ids, allowed values) so `server/` can turn it into a
+clear tool error without ever matching on message text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class ReverieError(Exception):
+    """An error whose message is written for the person or model that made the request."""
+
+
+class InvalidInputError(ReverieError):
+    """The request itself is wrong; nothing was changed."""
+
+
+class NotFoundError(ReverieError):
+    def __init__(self, kind: str, item_id: str) -> None:
+        super().__init__(
+            f"No {kind} with id {item_id!r} exists in this profile. "
+            f"Check the id (list or recall to find valid ones)."
+        )
+        self.kind = kind
+        self.item_id = item_id
+
+
+class InvalidTransitionError(ReverieError):
+    def __init__(self, kind: str, item_id: str, current: str, requested: str, allowed: Iterable[str]) -> None:
+        allowed_list = sorted(allowed)
+        choices = ", ".join(allowed_list) if allowed_list else "none: this status is final"
+        super().__init__(
+            f"{kind} {item_id!r} is {current}; {requested!r} is not allowed from there "
+            f"(allowed: {choices}). Nothing was changed."
+        )
+        self.current = current
+        self.requested = requested
+        self.allowed = tuple(allowed_list)
+
+
+class CycleAlreadyRunningError(ReverieError):
+    def __init__(self, run_id: str, lease_expires_at: str) -> None:
+        super().__init__(
+            f"A dreaming cycle is already running for this profile (run {run_id}, lease until "
+            f"{lease_expires_at}). Wait for it to finish and check it with dreaming_status."
+        )
+        self.run_id = run_id
+
+
+class GraphUnavailableError(ReverieError):
+    def __init__(self, uri: str, detail: str) -> None:
+        super().__init__(
+            f"Neo4j at {uri} cannot be reached ({detail}). Start it (for the managed local server: "
+            f"`reverie neo4j start`) or fix NEO4J_URI / NEO4J_USERNAME / NEO4J_PASSWORD, then retry."
+        )
+        self.uri = uri
+
+
+class UnscopedQueryError(ReverieError):
+    """A query that could read or write outside its profile. Raised when the query is defined."""
+
+
+class ProfileOverrideError(ReverieError):
+    """A caller tried to pass its own profile id into a profile-scoped query."""

@@ -1,0 +1,17 @@
+"""A local Neo4j Community server for Reverie, run from Maven Central jars without Docker."""
+
+from graph.localdb.manager import (
+    NEO4J_VERSION,
+    LocalCredentials,
+    LocalNeo4j,
+    LocalNeo4jError,
+    LocalNeo4jStatus,
+)
+
+__all__ = [
+    "NEO4J_VERSION",
+    "LocalCredentials",
+    "LocalNeo4j",
+    "LocalNeo4jError",
+    "LocalNeo4jStatus",
+]

@@ -1,0 +1,249 @@
+"""A claim's identity, its verification against its evidence, and its promotion to a fact.
+
+The functions here run inside the caller's write transaction: `remember`, `confirm_memory`
+and a promoted dream all pass claims through exactly this path.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from graph.access import ProfileTx
+from graph.memory import queries as q
+from graph.memory.models import (
+    ClaimInput,
+    ClaimResult,
+    ClaimStatus,
+    ClarificationView,
+    FactView,
+    PromotionOutcome,
+)
+from graph.memory.policy import (
+    ClaimEvidence,
+    PredicatePolicy,
+    PredicateRule,
+    Strength,
+    check_gates,
+    compare_strength,
+    rule_for,
+    truth_score,
+)
+from graph.memory.verifier import ClaimStatement, ClaimVerifier, Verdict, Verification
+from graph.text import normalize
+
+# Fragments with this label are dream feedback: they record that a person looked at a dream,
+# and never count as independent evidence for any claim.
+DREAM_FEEDBACK_LABEL = "dream_feedback"
+_SELF_REFERENCES = frozenset({"user", "me", "i", "myself", "self", "the user", "person", "the person"})
+_STATUS_BY_VERDICT = {
+    Verdict.ENTAILED: ClaimStatus.VALIDATED,
+    Verdict.CONTRADICTED: ClaimStatus.DISPUTED,
+    Verdict.INSUFFICIENT: ClaimStatus.CANDIDATE,
+}
+
+
+def subject_key(subject: str) -> str:
+    key = normalize(subject)
+    return "user" if key in _SELF_REFERENCES else key
+
+
+def claim_fields(claim: ClaimInput) -> dict[str, Any]:
+    """The stored identity of a claim: the same statement always maps to the same keys."""
+    rule = rule_for(claim.predicate)
+    subject = subject_key(claim.subject)
+    claim_key = f"{subject}|{claim.predicate}|{normalize(claim.object)}|{claim.polarity}"
+    exclusive = rule.policy is PredicatePolicy.SINGLE_CURRENT and claim.polarity == "positive"
+    negation = "not " if claim.polarity == "negative" else ""
+    return {
+        "subject": claim.subject,
+        "subject_key": subject,
+        "predicate": claim.predicate,
+        "object": claim.object,
+        "claim_key": claim_key,
+        # One active fact per slot for single_current predicates; one per statement otherwise.
+        "slot": f"{subject}|{claim.predicate}" if exclusive else claim_key,
+        "text": f"{claim.subject} {negation}{claim.predicate.replace('_', ' ')} {claim.object}",
+        "extract_conf": claim.extract_conf,
+        "resolution_conf": claim.resolution_conf,
+        "modality": claim.modality,
+        "polarity": claim.polarity,
+        "valid_from": claim.valid_from,
+        "valid_to": claim.valid_to,
+    }
+
+
+async def upsert_claim(tx: ProfileTx, claim: ClaimInput, fragment_ids: list[str], now: datetime) -> dict[str, Any]:
+    """Reuse the open claim with the same statement, or create it; then link its support."""
+    fields = claim_fields(claim)
+    row = await tx.single(q.FIND_OPEN_CLAIM, claim_key=fields["claim_key"])
+    if row is None:
+        fields["id"] = str(uuid.uuid4())
+        row = await tx.single(q.CREATE_CLAIM, fields=fields, now=now)
+    else:
+        # A restatement may come with more confidence than before; keep the best seen.
+        better = {
+            "extract_conf": max(row["claim"]["extract_conf"], claim.extract_conf),
+            "resolution_conf": max(row["claim"]["resolution_conf"], claim.resolution_conf),
+        }
+        row = await tx.single(q.SET_CLAIM_STATE, id=row["claim"]["id"], fields=better)
+    assert row is not None
+    await tx.run(q.LINK_SUPPORT, claim_id=row["claim"]["id"], fragment_ids=fragment_ids)
+    return dict(row["claim"])
+
+
+@dataclass(frozen=True)
+class Assessment:
+    verification: Verification
+    evidence: ClaimEvidence
+    status: ClaimStatus
+
+
+async def assess_claim(tx: ProfileTx, claim: dict[str, Any], verifier: ClaimVerifier) -> Assessment:
+    """Verify a stored claim against its active, independent supporting fragments."""
+    support = await tx.run(q.CLAIM_SUPPORT, claim_id=claim["id"])
+    independent = [row for row in support if DREAM_FEEDBACK_LABEL not in (row["labels"] or [])]
+    statement = ClaimStatement(
+        subject=claim["subject"], predicate=claim["predicate"], object=claim["object"], polarity=claim["polarity"]
+    )
+    verification = verifier.verify(statement, [row["text"] for row in independent])
+    evidence = ClaimEvidence(
+        extract_conf=claim["extract_conf"],
+        resolution_conf=claim["resolution_conf"],
+        modality=claim["modality"],
+        verdict=verification.verdict,
+        support_count=len(independent),
+        best_source_quality=max((row["quality"] for row in independent), default=0.0),
+    )
+    status = _STATUS_BY_VERDICT[verification.verdict]
+    if claim["status"] == ClaimStatus.PROMOTED and status is ClaimStatus.VALIDATED:
+        status = ClaimStatus.PROMOTED
+    return Assessment(verification, evidence, status)
+
+
+@dataclass(frozen=True)
+class Promotion:
+    outcome: PromotionOutcome
+    failed_gates: tuple[str, ...] = ()
+    fact: FactView | None = None
+    superseded_fact_id: str | None = None
+    clarification: ClarificationView | None = None
+    status: ClaimStatus | None = None
+
+
+async def promote_claim(
+    tx: ProfileTx, claim: dict[str, Any], assessment: Assessment, now: datetime, *, overrule: str | None = None
+) -> Promotion:
+    """Apply the gates and the slot's policy. `overrule` names a fact the person chose to replace."""
+    if assessment.verification.verdict is not Verdict.ENTAILED:
+        return Promotion(PromotionOutcome.NOT_VALIDATED)
+    rule = rule_for(claim["predicate"])
+    gates = check_gates(rule, assessment.evidence)
+    if not gates.passed:
+        return Promotion(PromotionOutcome.GATE_REJECTED, failed_gates=tuple(str(g) for g in gates.failed))
+    score = truth_score(rule, assessment.evidence)
+    rows = await tx.run(q.LOCK_SLOT_ACTIVE_FACTS, slot=claim["slot"], now=now)
+    active = [row["fact"] for row in rows if row["fact"] is not None]
+    same = next((fact for fact in active if fact["claim_key"] == claim["claim_key"]), None)
+    if same is not None:
+        row = await tx.single(q.UPDATE_FACT_SCORE, id=same["id"], truth_score=score)
+        assert row is not None
+        await tx.run(q.SET_CLAIM_STATE, id=claim["id"], fields={"status": ClaimStatus.PROMOTED.value})
+        return Promotion(PromotionOutcome.PROMOTED, fact=FactView(**row["fact"]), status=ClaimStatus.PROMOTED)
+    conflicting = active[0] if active and rule.policy is PredicatePolicy.SINGLE_CURRENT else None
+    if conflicting is None:
+        return await _create_fact(tx, claim, rule, score, now, replaces=None)
+    if overrule == conflicting["id"]:
+        return await _create_fact(tx, claim, rule, score, now, replaces=conflicting["id"])
+    strength = compare_strength(score, conflicting["truth_score"])
+    if strength is Strength.STRONGER:
+        return await _create_fact(tx, claim, rule, score, now, replaces=conflicting["id"])
+    if strength is Strength.WEAKER:
+        await tx.run(q.SET_CLAIM_STATE, id=claim["id"], fields={"status": ClaimStatus.REJECTED.value})
+        return Promotion(PromotionOutcome.REJECTED_WEAKER, status=ClaimStatus.REJECTED)
+    clarification = await _open_clarification(tx, claim, conflicting, now)
+    return Promotion(
+        PromotionOutcome.CLARIFICATION_REQUIRED, clarification=clarification, status=ClaimStatus.DISPUTED
+    )
+
+
+async def _create_fact(
+    tx: ProfileTx, claim: dict[str, Any], rule: PredicateRule, score: float, now: datetime, replaces: str | None
+) -> Promotion:
+    row = await tx.single(
+        q.CREATE_FACT, claim_id=claim["id"], id=str(uuid.uuid4()), slot=claim["slot"], truth_score=score, now=now
+    )
+    assert row is not None
+    fact = FactView(**row["fact"])
+    if replaces is not None:
+        await tx.run(q.SUPERSEDE_FACT, old_id=replaces, new_id=fact.id, now=now)
+    return Promotion(PromotionOutcome.PROMOTED, fact=fact, superseded_fact_id=replaces, status=ClaimStatus.PROMOTED)
+
+
+async def _open_clarification(
+    tx: ProfileTx, claim: dict[str, Any], fact: dict[str, Any], now: datetime
+) -> ClarificationView:
+    question = (
+        f"Memory says {fact['subject']} {fact['predicate'].replace('_', ' ')} {fact['object']}, but a new "
+        f"statement says {claim['object']}, with equal support. Which is right now? "
+        f"(confirm_memory claim_id={claim['id']}: accept_claim or keep_existing)"
+    )
+    row = await tx.single(
+        q.OPEN_CLARIFICATION,
+        claim_id=claim["id"],
+        fact_id=fact["id"],
+        id=str(uuid.uuid4()),
+        question=question,
+        now=now,
+    )
+    assert row is not None
+    return ClarificationView(**row["clarification"])
+
+
+async def settle_claim(
+    tx: ProfileTx,
+    claim: dict[str, Any],
+    verifier: ClaimVerifier,
+    now: datetime,
+    *,
+    promote: bool,
+    overrule: str | None = None,
+) -> ClaimResult:
+    """Verify a claim, record the verdict, and (when asked) try to promote it."""
+    assessment = await assess_claim(tx, claim, verifier)
+    final = claim["status"] in (ClaimStatus.REJECTED, ClaimStatus.SUPERSEDED)
+    promotion = (
+        await promote_claim(tx, claim, assessment, now, overrule=overrule)
+        if promote and not final
+        else Promotion(PromotionOutcome.NOT_ATTEMPTED)
+    )
+    # A rejected or superseded claim keeps its status; a fresh verdict only informs.
+    status = promotion.status or (ClaimStatus(claim["status"]) if final else assessment.status)
+    fields = {
+        "status": status.value,
+        "verdict": assessment.verification.verdict.value,
+        "verifier": assessment.verification.verifier,
+        "verification_reason": assessment.verification.reason,
+        "verified_at": now,
+        "support_count": assessment.evidence.support_count,
+        "failed_gates": list(promotion.failed_gates),
+        "unsupported": assessment.evidence.support_count == 0,
+    }
+    await tx.run(q.SET_CLAIM_STATE, id=claim["id"], fields=fields)
+    return ClaimResult(
+        claim_id=claim["id"],
+        subject=claim["subject"],
+        predicate=claim["predicate"],
+        object=claim["object"],
+        status=status,
+        verdict=assessment.verification.verdict.value,
+        verifier=assessment.verification.verifier,
+        verification_reason=assessment.verification.reason,
+        outcome=promotion.outcome,
+        failed_gates=list(promotion.failed_gates),
+        fact=promotion.fact,
+        superseded_fact_id=promotion.superseded_fact_id,
+        clarification=promotion.clarification,
+    )

@@ -1,0 +1,203 @@
+"""Inputs and results of the memory pipeline.
+
+They are frozen Pydantic models so the MCP tools can return them as they are: one definition
+gives the graph layer its types and MCP clients their output schema.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MAX_CONTENT_CHARS = 8_000
+MAX_LABELS = 20
+MAX_LABEL_CHARS = 64
+MAX_CLAIMS = 50
+
+Authority = Literal["primary", "secondary", "other"]
+Modality = Literal["assertion", "belief", "hypothetical", "question", "plan"]
+Polarity = Literal["positive", "negative"]
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class ClaimStatus(StrEnum):
+    CANDIDATE = "candidate"
+    VALIDATED = "validated"
+    DISPUTED = "disputed"
+    REJECTED = "rejected"
+    SUPERSEDED = "superseded"
+    PROMOTED = "promoted"
+
+
+class FactStatus(StrEnum):
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    RETRACTED = "retracted"
+    NEEDS_REVALIDATION = "needs_revalidation"
+
+
+class PromotionOutcome(StrEnum):
+    PROMOTED = "promoted"
+    CLARIFICATION_REQUIRED = "clarification_required"
+    REJECTED_WEAKER = "rejected_weaker"
+    GATE_REJECTED = "gate_rejected"
+    PREDICATE_NOT_SUPPORTED = "predicate_not_supported"
+    NOT_VALIDATED = "not_validated"
+    NOT_ATTEMPTED = "not_attempted"
+
+
+class ClaimInput(Frozen):
+    """A claim the host extracted from what the person said."""
+
+    subject: str = Field(min_length=1, max_length=200, description="Who or what the claim is about; 'user' = the person")
+    predicate: str = Field(min_length=1, max_length=64, description="One of the supported predicates")
+    object: str = Field(min_length=1, max_length=500, description="The value, e.g. 'Acme Corp'")
+    extract_conf: float = Field(ge=0, le=1, description="How sure the extraction is that this was said")
+    resolution_conf: float = Field(ge=0, le=1, description="How sure the subject/object were resolved right")
+    modality: Modality = "assertion"
+    polarity: Polarity = "positive"
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    supported_by: list[str] = Field(
+        default_factory=list, max_length=20, description="Ids of earlier fragments that also support it"
+    )
+
+
+class FragmentRef(Frozen):
+    id: str
+    created: bool = Field(description="False when this content was already remembered")
+    duplicate_of: str | None = Field(default=None, description="The original fragment when a duplicate")
+    duplicate_by: Literal["idempotency_key", "content_hash"] | None = None
+
+
+class FactView(Frozen):
+    id: str
+    subject: str
+    predicate: str
+    object: str
+    status: FactStatus
+    truth_score: float
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    recorded_at: datetime
+    superseded_by: str | None = None
+
+
+class ClarificationView(Frozen):
+    id: str
+    question: str
+    claim_id: str
+    fact_id: str
+    status: Literal["open", "resolved"]
+    created_at: datetime
+
+
+class ClaimResult(Frozen):
+    claim_id: str
+    subject: str
+    predicate: str
+    object: str
+    status: ClaimStatus
+    verdict: str
+    verifier: str
+    verification_reason: str
+    outcome: PromotionOutcome
+    failed_gates: list[str] = Field(default_factory=list)
+    fact: FactView | None = None
+    superseded_fact_id: str | None = None
+    clarification: ClarificationView | None = None
+
+
+class RememberResult(Frozen):
+    fragment: FragmentRef
+    claims: list[ClaimResult]
+    clarifications: list[ClarificationView]
+
+
+class ConfirmResult(Frozen):
+    claim: ClaimResult
+    resolved_clarification_id: str | None
+
+
+class RetractResult(Frozen):
+    id: str
+    kind: Literal["fragment", "fact"]
+    status: Literal["retracted"]
+    already_retracted: bool
+    unsupported_claim_ids: list[str] = Field(description="Claims that lost all their active support")
+    facts_needing_revalidation: list[str]
+
+
+class Evidence(Frozen):
+    fragment_id: str
+    text: str
+    source: str | None
+    authority: Authority
+    status: str
+
+
+class RecallItem(Frozen):
+    kind: Literal["fact", "claim", "fragment"]
+    id: str
+    text: str
+    score: float
+    status: str
+    created_at: datetime
+    quality: float
+    evidence: list[Evidence] | None = None
+
+
+class RelatedDream(Frozen):
+    dream_id: str
+    hypothesis: str
+    status: str
+    likelihood: float
+    confidence: float
+    reason: str = Field(description="Why it is related: a shared source or matching words")
+    source_ids: list[str]
+
+
+class RecallResult(Frozen):
+    query: str
+    results: list[RecallItem]
+    clarifications: list[ClarificationView]
+    related_dreams: list[RelatedDream] = Field(
+        description="Hypotheses to ask the person about; never facts, never part of results"
+    )
+
+
+class StaleFact(Frozen):
+    id: str
+    text: str
+    status: FactStatus
+    recorded_at: datetime
+    reason: str
+
+
+class ClaimSummary(Frozen):
+    id: str
+    text: str
+    status: ClaimStatus
+    verdict: str
+    created_at: datetime
+
+
+class ReflectionCounts(Frozen):
+    stale_facts: int
+    candidate_claims: int
+    disputed_claims: int
+    open_clarifications: int
+
+
+class ReflectionResult(Frozen):
+    counts: ReflectionCounts
+    stale_facts: list[StaleFact]
+    candidate_claims: list[ClaimSummary]
+    disputed_claims: list[ClaimSummary]
+    clarifications: list[ClarificationView]

@@ -1,0 +1,264 @@
+"""remember, confirm and retract: the writes of the memory pipeline.
+
+Each call is one write transaction, so a failure part-way leaves nothing behind. Input is
+checked before anything is written and refused with a message that says what to change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from neo4j.exceptions import ConstraintError
+
+from graph.access import ProfileGraph, ProfileTx
+from graph.errors import InvalidInputError, InvalidTransitionError, NotFoundError
+from graph.memory import queries as q
+from graph.memory.claims import settle_claim, upsert_claim
+from graph.memory.models import (
+    MAX_CLAIMS,
+    MAX_CONTENT_CHARS,
+    MAX_LABEL_CHARS,
+    MAX_LABELS,
+    Authority,
+    ClaimInput,
+    ClaimResult,
+    ClaimStatus,
+    ClarificationView,
+    ConfirmResult,
+    FragmentRef,
+    RememberResult,
+    RetractResult,
+)
+from graph.memory.policy import rule_for, source_quality
+from graph.memory.verifier import ClaimVerifier, LexicalVerifier
+from graph.text import normalize
+
+MAX_METADATA_CHARS = 4_000
+ConfirmDecision = Literal["accept_claim", "keep_existing", "reject_claim"]
+DEFAULT_VERIFIER: ClaimVerifier = LexicalVerifier()
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class RememberRequest:
+    content: str
+    source: str | None = None
+    authority: Authority = "primary"
+    idempotency_key: str | None = None
+    labels: Sequence[str] = ()
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    claims: Sequence[ClaimInput] = ()
+    auto_promote: bool = True
+
+
+def _check_request(request: RememberRequest) -> str:
+    """Refuse bad input before any write; returns the metadata as stored JSON."""
+    if not request.content.strip():
+        raise InvalidInputError("content is empty: pass the text the person said or the evidence to keep.")
+    if len(request.content) > MAX_CONTENT_CHARS:
+        raise InvalidInputError(
+            f"content has {len(request.content)} characters; the limit is {MAX_CONTENT_CHARS}. "
+            "Split it into several remember calls."
+        )
+    if len(request.labels) > MAX_LABELS or any(not 0 < len(label) <= MAX_LABEL_CHARS for label in request.labels):
+        raise InvalidInputError(f"labels: at most {MAX_LABELS}, each 1 to {MAX_LABEL_CHARS} characters.")
+    if len(request.claims) > MAX_CLAIMS:
+        raise InvalidInputError(f"at most {MAX_CLAIMS} claims per fragment; split the content.")
+    for claim in request.claims:
+        rule_for(claim.predicate)
+        if claim.valid_from and claim.valid_to and claim.valid_from >= claim.valid_to:
+            raise InvalidInputError(f"claim {claim.predicate!r}: valid_from must be before valid_to.")
+    try:
+        metadata = json.dumps(dict(request.metadata), sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        raise InvalidInputError("metadata must be a JSON object of plain values.") from None
+    if len(metadata) > MAX_METADATA_CHARS:
+        raise InvalidInputError(f"metadata is too large ({len(metadata)} > {MAX_METADATA_CHARS} characters).")
+    return metadata
+
+
+def content_hash(content: str) -> str:
+    return hashlib.sha256(normalize(content).encode()).hexdigest()
+
+
+async def _find_duplicate(tx: ProfileTx, request: RememberRequest, digest: str) -> FragmentRef | None:
+    if request.idempotency_key:
+        row = await tx.single(q.FIND_FRAGMENT_BY_KEY, key=request.idempotency_key)
+        if row:
+            return FragmentRef(id=row["id"], created=False, duplicate_of=row["id"], duplicate_by="idempotency_key")
+    row = await tx.single(q.FIND_FRAGMENT_BY_HASH, hash=digest)
+    if row:
+        return FragmentRef(id=row["id"], created=False, duplicate_of=row["id"], duplicate_by="content_hash")
+    return None
+
+
+async def _check_support_ids(tx: ProfileTx, claims: Sequence[ClaimInput]) -> None:
+    wanted = sorted({fragment_id for claim in claims for fragment_id in claim.supported_by})
+    if not wanted:
+        return
+    rows = await tx.run(q.ACTIVE_FRAGMENTS, ids=wanted)
+    active = {row["id"] for row in rows if row["status"] == "active"}
+    missing = [fragment_id for fragment_id in wanted if fragment_id not in active]
+    if missing:
+        raise InvalidInputError(
+            f"supported_by names fragments that are not active in this profile: {', '.join(missing)}. "
+            "Pass ids returned by remember or recall_memory."
+        )
+
+
+async def _remember_in(
+    tx: ProfileTx, request: RememberRequest, metadata: str, verifier: ClaimVerifier, now: datetime
+) -> RememberResult:
+    digest = content_hash(request.content)
+    await _check_support_ids(tx, request.claims)
+    fragment = await _find_duplicate(tx, request, digest)
+    if fragment is not None and fragment.duplicate_by == "idempotency_key":
+        # A retried call: the first one already processed its claims.
+        return RememberResult(fragment=fragment, claims=[], clarifications=[])
+    if fragment is None:
+        row = await tx.single(
+            q.CREATE_FRAGMENT,
+            id=str(uuid.uuid4()),
+            text=request.content,
+            hash=digest,
+            key=request.idempotency_key,
+            source=request.source,
+            authority=request.authority,
+            quality=source_quality(request.authority),
+            labels=list(request.labels),
+            metadata=metadata,
+            now=now,
+        )
+        assert row is not None
+        fragment = FragmentRef(id=row["id"], created=True)
+    results = await _settle_claims(tx, request, fragment.id, verifier, now)
+    clarifications = [result.clarification for result in results if result.clarification is not None]
+    return RememberResult(fragment=fragment, claims=results, clarifications=clarifications)
+
+
+async def _settle_claims(
+    tx: ProfileTx, request: RememberRequest, fragment_id: str, verifier: ClaimVerifier, now: datetime
+) -> list[ClaimResult]:
+    results = []
+    for claim in request.claims:
+        stored = await upsert_claim(tx, claim, [fragment_id, *claim.supported_by], now)
+        results.append(await settle_claim(tx, stored, verifier, now, promote=request.auto_promote))
+    return results
+
+
+async def remember(
+    graph: ProfileGraph,
+    request: RememberRequest,
+    verifier: ClaimVerifier = DEFAULT_VERIFIER,
+    now: datetime | None = None,
+) -> RememberResult:
+    metadata = _check_request(request)
+    moment = now or utcnow()
+
+    async def work(tx: ProfileTx) -> RememberResult:
+        return await _remember_in(tx, request, metadata, verifier, moment)
+
+    try:
+        return await graph.write(work)
+    except ConstraintError:
+        # Trigger: a concurrent call stored the same content or key first. Why: the database's
+        # unique constraints decided the race. Outcome: run again and report the duplicate.
+        return await graph.write(work)
+
+
+async def _load_claim(tx: ProfileTx, claim_id: str) -> dict[str, Any]:
+    row = await tx.single(q.GET_CLAIM, id=claim_id)
+    if row is None:
+        raise NotFoundError("claim", claim_id)
+    return dict(row["claim"])
+
+
+_DECISIONS_BY_STATUS: dict[ClaimStatus, frozenset[str]] = {
+    ClaimStatus.DISPUTED: frozenset({"accept_claim", "keep_existing", "reject_claim"}),
+    ClaimStatus.VALIDATED: frozenset({"accept_claim", "reject_claim"}),
+    ClaimStatus.CANDIDATE: frozenset({"accept_claim", "reject_claim"}),
+}
+
+
+async def _confirm_in(
+    tx: ProfileTx, claim_id: str, decision: ConfirmDecision, verifier: ClaimVerifier, now: datetime
+) -> ConfirmResult:
+    claim = await _load_claim(tx, claim_id)
+    status = ClaimStatus(claim["status"])
+    allowed = _DECISIONS_BY_STATUS.get(status, frozenset())
+    if decision not in allowed:
+        raise InvalidTransitionError("claim", claim_id, status.value, decision, allowed)
+    row = await tx.single(q.OPEN_CLARIFICATION_FOR_CLAIM, claim_id=claim_id)
+    clarification = ClarificationView(**row["clarification"]) if row else None
+    if decision == "accept_claim":
+        overrule = clarification.fact_id if clarification else None
+        result = await settle_claim(tx, claim, verifier, now, promote=True, overrule=overrule)
+        if result.fact is None:
+            # The gates still refuse it: the clarification stays open for another answer.
+            return ConfirmResult(claim=result, resolved_clarification_id=None)
+    else:
+        await tx.run(q.SET_CLAIM_STATE, id=claim_id, fields={"status": ClaimStatus.REJECTED.value})
+        result = await settle_claim(tx, {**claim, "status": ClaimStatus.REJECTED.value}, verifier, now, promote=False)
+    if clarification is not None:
+        await tx.run(q.RESOLVE_CLARIFICATION, id=clarification.id, resolution=decision, now=now)
+    return ConfirmResult(claim=result, resolved_clarification_id=clarification.id if clarification else None)
+
+
+async def confirm(
+    graph: ProfileGraph,
+    claim_id: str,
+    decision: ConfirmDecision,
+    verifier: ClaimVerifier = DEFAULT_VERIFIER,
+    now: datetime | None = None,
+) -> ConfirmResult:
+    moment = now or utcnow()
+
+    async def work(tx: ProfileTx) -> ConfirmResult:
+        return await _confirm_in(tx, claim_id, decision, verifier, moment)
+
+    return await graph.write(work)
+
+
+async def _retract_in(tx: ProfileTx, item_id: str, reason: str, now: datetime) -> RetractResult:
+    row = await tx.single(q.RETRACT_FRAGMENT, id=item_id, reason=reason, now=now)
+    if row is not None:
+        lost = await tx.run(q.CLAIMS_LOSING_SUPPORT, id=item_id)
+        return RetractResult(
+            id=item_id,
+            kind="fragment",
+            status="retracted",
+            already_retracted=row["already"],
+            unsupported_claim_ids=[entry["claim_id"] for entry in lost],
+            facts_needing_revalidation=[fact_id for entry in lost for fact_id in entry["fact_ids"]],
+        )
+    row = await tx.single(q.RETRACT_FACT, id=item_id, reason=reason, now=now)
+    if row is None:
+        raise NotFoundError("fragment or fact", item_id)
+    return RetractResult(
+        id=item_id,
+        kind="fact",
+        status="retracted",
+        already_retracted=row["already"],
+        unsupported_claim_ids=[],
+        facts_needing_revalidation=[],
+    )
+
+
+async def retract(graph: ProfileGraph, item_id: str, reason: str, now: datetime | None = None) -> RetractResult:
+    if not reason.strip():
+        raise InvalidInputError("reason is empty: say why this memory is withdrawn (kept for the record).")
+    moment = now or utcnow()
+
+    async def work(tx: ProfileTx) -> RetractResult:
+        return await _retract_in(tx, item_id, reason, moment)
+
+    return await graph.write(work)

@@ -1,0 +1,312 @@
+"""Cypher of the memory pipeline. Every query is profile-scoped and checked at import."""
+
+from __future__ import annotations
+
+from graph.scope import ScopedQuery
+
+FACT_FIELDS = (
+    "id: f.id, subject: f.subject, predicate: f.predicate, object: f.object, status: f.status, "
+    "truth_score: f.truth_score, valid_from: f.valid_from, valid_to: f.valid_to, "
+    "recorded_at: f.recorded_at, superseded_by: f.superseded_by"
+)
+CLAIM_FIELDS = "c {.*}"
+CLARIFICATION_FIELDS = "q {.id, .question, .claim_id, .fact_id, .status, .created_at}"
+
+# --- fragments ---------------------------------------------------------------------------
+
+FIND_FRAGMENT_BY_KEY = ScopedQuery(
+    "find_fragment_by_key",
+    "MATCH (f:SourceFragment {profile_id: $profile_id, idempotency_key: $key}) RETURN f.id AS id",
+)
+FIND_FRAGMENT_BY_HASH = ScopedQuery(
+    "find_fragment_by_hash",
+    "MATCH (f:SourceFragment {profile_id: $profile_id, active_hash: $hash}) RETURN f.id AS id",
+)
+CREATE_FRAGMENT = ScopedQuery(
+    "create_fragment",
+    """
+    MERGE (p:Profile {profile_id: $profile_id})
+      ON CREATE SET p.created_at = $now
+    CREATE (f:SourceFragment {
+        profile_id: $profile_id, profile_key: $profile_key, id: $id, text: $text,
+        content_hash: $hash, active_hash: $hash, idempotency_key: $key, source: $source,
+        authority: $authority, quality: $quality, labels: $labels, metadata: $metadata,
+        status: 'active', created_at: $now})
+    RETURN f.id AS id
+    """,
+)
+ACTIVE_FRAGMENTS = ScopedQuery(
+    "active_fragments",
+    """
+    UNWIND $ids AS fragment_id
+    MATCH (f:SourceFragment {profile_id: $profile_id, id: fragment_id})
+    RETURN f.id AS id, f.status AS status
+    """,
+)
+RETRACT_FRAGMENT = ScopedQuery(
+    "retract_fragment",
+    """
+    MATCH (f:SourceFragment {profile_id: $profile_id, id: $id})
+    WITH f, f.status = 'retracted' AS already
+    SET f.status = 'retracted', f.active_hash = null,
+        f.retracted_at = coalesce(f.retracted_at, $now), f.retract_reason = coalesce(f.retract_reason, $reason)
+    RETURN already
+    """,
+)
+# Claims left with no active support after a fragment is retracted, and the facts they carried.
+CLAIMS_LOSING_SUPPORT = ScopedQuery(
+    "claims_losing_support",
+    """
+    MATCH (r:SourceFragment {profile_id: $profile_id, id: $id})<-[:SUPPORTED_BY]-(c:Claim {profile_id: $profile_id})
+    WHERE NOT EXISTS {
+        MATCH (c)-[:SUPPORTED_BY]->(other:SourceFragment {profile_id: $profile_id})
+        WHERE other.status = 'active' }
+    SET c.unsupported = true,
+        c.status = CASE WHEN c.status IN ['validated', 'promoted'] THEN 'candidate' ELSE c.status END
+    WITH c
+    OPTIONAL MATCH (f:Fact {profile_id: $profile_id})-[:PROMOTED_FROM]->(c)
+    WHERE f.status = 'active'
+    SET f.status = 'needs_revalidation'
+    RETURN c.id AS claim_id, collect(f.id) AS fact_ids
+    """,
+)
+
+# --- claims --------------------------------------------------------------------------------
+
+FIND_OPEN_CLAIM = ScopedQuery(
+    "find_open_claim",
+    f"""
+    MATCH (c:Claim {{profile_id: $profile_id, claim_key: $claim_key}})
+    WHERE c.status IN ['candidate', 'validated', 'disputed', 'promoted']
+    RETURN {CLAIM_FIELDS} AS claim ORDER BY c.created_at DESC LIMIT 1
+    """,
+)
+GET_CLAIM = ScopedQuery(
+    "get_claim",
+    f"MATCH (c:Claim {{profile_id: $profile_id, id: $id}}) RETURN {CLAIM_FIELDS} AS claim",
+)
+CREATE_CLAIM = ScopedQuery(
+    "create_claim",
+    f"""
+    CREATE (c:Claim {{profile_id: $profile_id, profile_key: $profile_key, status: 'candidate',
+                      verdict: 'insufficient', verifier: '', created_at: $now}})
+    SET c += $fields
+    RETURN {CLAIM_FIELDS} AS claim
+    """,
+)
+LINK_SUPPORT = ScopedQuery(
+    "link_support",
+    """
+    MATCH (c:Claim {profile_id: $profile_id, id: $claim_id})
+    UNWIND $fragment_ids AS fragment_id
+    MATCH (f:SourceFragment {profile_id: $profile_id, id: fragment_id})
+    MERGE (c)-[:SUPPORTED_BY]->(f)
+    """,
+)
+CLAIM_SUPPORT = ScopedQuery(
+    "claim_support",
+    """
+    MATCH (c:Claim {profile_id: $profile_id, id: $claim_id})-[:SUPPORTED_BY]->(f:SourceFragment {profile_id: $profile_id})
+    WHERE f.status = 'active'
+    RETURN f.id AS id, f.text AS text, f.quality AS quality, f.labels AS labels
+    ORDER BY f.created_at
+    """,
+)
+SET_CLAIM_STATE = ScopedQuery(
+    "set_claim_state",
+    f"""
+    MATCH (c:Claim {{profile_id: $profile_id, id: $id}})
+    SET c += $fields
+    RETURN {CLAIM_FIELDS} AS claim
+    """,
+)
+
+# --- facts ---------------------------------------------------------------------------------
+
+# Taking the slot's write lock first serialises every promotion into one slot, so two
+# concurrent writers cannot both see "no active fact" and both create one.
+LOCK_SLOT_ACTIVE_FACTS = ScopedQuery(
+    "lock_slot_active_facts",
+    f"""
+    MERGE (s:FactSlot {{profile_id: $profile_id, slot: $slot}})
+    SET s.locked_at = $now
+    WITH s
+    OPTIONAL MATCH (f:Fact {{profile_id: $profile_id, slot: $slot}})
+    WHERE f.status = 'active'
+    RETURN CASE WHEN f IS NULL THEN null ELSE {{{FACT_FIELDS}, claim_key: f.claim_key}} END AS fact
+    """,
+)
+CREATE_FACT = ScopedQuery(
+    "create_fact",
+    f"""
+    MATCH (c:Claim {{profile_id: $profile_id, id: $claim_id}})
+    CREATE (f:Fact {{profile_id: $profile_id, profile_key: $profile_key, id: $id, subject: c.subject,
+                     predicate: c.predicate, object: c.object, slot: $slot, claim_key: c.claim_key,
+                     text: c.text, truth_score: $truth_score, valid_from: c.valid_from,
+                     valid_to: c.valid_to, status: 'active', recorded_at: $now}})
+    CREATE (f)-[:PROMOTED_FROM]->(c)
+    SET c.status = 'promoted', c.promoted_at = $now
+    RETURN {{{FACT_FIELDS}}} AS fact
+    """,
+)
+SUPERSEDE_FACT = ScopedQuery(
+    "supersede_fact",
+    """
+    MATCH (old:Fact {profile_id: $profile_id, id: $old_id})
+    MATCH (new:Fact {profile_id: $profile_id, id: $new_id})
+    SET old.status = 'superseded', old.superseded_at = $now, old.superseded_by = new.id,
+        old.valid_to = CASE WHEN old.valid_to IS NULL OR old.valid_to > coalesce(new.valid_from, $now)
+                            THEN coalesce(new.valid_from, $now) ELSE old.valid_to END
+    MERGE (old)-[:SUPERSEDED_BY]->(new)
+    WITH old
+    OPTIONAL MATCH (old)-[:PROMOTED_FROM]->(oc:Claim {profile_id: $profile_id})
+    SET oc.status = 'superseded'
+    """,
+)
+UPDATE_FACT_SCORE = ScopedQuery(
+    "update_fact_score",
+    f"""
+    MATCH (f:Fact {{profile_id: $profile_id, id: $id}})
+    SET f.truth_score = CASE WHEN $truth_score > f.truth_score THEN $truth_score ELSE f.truth_score END
+    RETURN {{{FACT_FIELDS}}} AS fact
+    """,
+)
+RETRACT_FACT = ScopedQuery(
+    "retract_fact",
+    """
+    MATCH (f:Fact {profile_id: $profile_id, id: $id})
+    WITH f, f.status = 'retracted' AS already
+    SET f.status = 'retracted', f.retracted_at = coalesce(f.retracted_at, $now),
+        f.retract_reason = coalesce(f.retract_reason, $reason)
+    RETURN already
+    """,
+)
+
+# --- clarifications ------------------------------------------------------------------------
+
+OPEN_CLARIFICATION = ScopedQuery(
+    "open_clarification",
+    f"""
+    MATCH (c:Claim {{profile_id: $profile_id, id: $claim_id}})
+    MATCH (f:Fact {{profile_id: $profile_id, id: $fact_id}})
+    MERGE (q:Clarification {{profile_id: $profile_id, claim_id: $claim_id, fact_id: $fact_id, status: 'open'}})
+      ON CREATE SET q.id = $id, q.question = $question, q.created_at = $now
+    MERGE (q)-[:ABOUT_CLAIM]->(c)
+    MERGE (q)-[:ABOUT_FACT]->(f)
+    SET c.status = 'disputed'
+    RETURN {CLARIFICATION_FIELDS} AS clarification
+    """,
+)
+OPEN_CLARIFICATION_FOR_CLAIM = ScopedQuery(
+    "open_clarification_for_claim",
+    f"""
+    MATCH (q:Clarification {{profile_id: $profile_id, claim_id: $claim_id, status: 'open'}})
+    RETURN {CLARIFICATION_FIELDS} AS clarification LIMIT 1
+    """,
+)
+RESOLVE_CLARIFICATION = ScopedQuery(
+    "resolve_clarification",
+    """
+    MATCH (q:Clarification {profile_id: $profile_id, id: $id})
+    SET q.status = 'resolved', q.resolution = $resolution, q.resolved_at = $now
+    """,
+)
+CLARIFICATIONS_TOUCHING = ScopedQuery(
+    "clarifications_touching",
+    f"""
+    MATCH (q:Clarification {{profile_id: $profile_id, status: 'open'}})
+    WHERE q.claim_id IN $ids OR q.fact_id IN $ids
+    RETURN {CLARIFICATION_FIELDS} AS clarification
+    ORDER BY q.created_at DESC LIMIT $limit
+    """,
+)
+
+# --- recall --------------------------------------------------------------------------------
+
+# The Lucene string pins profile and status inside the index, so `limit` is pushed into Lucene
+# and another profile's matches never crowd out this one's.
+FULLTEXT_SEARCH = ScopedQuery(
+    "fulltext_search",
+    """
+    CALL db.index.fulltext.queryNodes($index,
+        'profile_key:' + $profile_key + ' AND status:(' + $statuses + ') AND ' + $terms,
+        {limit: $limit})
+    YIELD node, score
+    WHERE node.profile_id = $profile_id
+      AND ($known_at IS NULL OR coalesce(node.recorded_at, node.created_at) <= $known_at)
+      AND ($known_at IS NULL OR node.superseded_at IS NULL OR node.superseded_at > $known_at)
+      AND ($valid_at IS NULL OR node.valid_from IS NULL OR node.valid_from <= $valid_at)
+      AND ($valid_at IS NULL OR node.valid_to IS NULL OR node.valid_to > $valid_at)
+    RETURN node.id AS id, node.text AS text, score, node.status AS status,
+           coalesce(node.recorded_at, node.created_at) AS created_at,
+           coalesce(node.quality, node.truth_score, node.extract_conf, 0.5) AS quality
+    """,
+)
+CLAIM_EVIDENCE = ScopedQuery(
+    "claim_evidence",
+    """
+    UNWIND $claim_ids AS claim_id
+    MATCH (c:Claim {profile_id: $profile_id, id: claim_id})-[:SUPPORTED_BY]->(f:SourceFragment {profile_id: $profile_id})
+    RETURN claim_id AS owner_id, f.id AS fragment_id, f.text AS text, f.source AS source,
+           f.authority AS authority, f.status AS status
+    """,
+)
+FACT_EVIDENCE = ScopedQuery(
+    "fact_evidence",
+    """
+    UNWIND $fact_ids AS fact_id
+    MATCH (x:Fact {profile_id: $profile_id, id: fact_id})-[:PROMOTED_FROM]->(c:Claim {profile_id: $profile_id})
+    MATCH (c)-[:SUPPORTED_BY]->(f:SourceFragment {profile_id: $profile_id})
+    RETURN fact_id AS owner_id, f.id AS fragment_id, f.text AS text, f.source AS source,
+           f.authority AS authority, f.status AS status
+    """,
+)
+
+# --- reflection ----------------------------------------------------------------------------
+
+COUNT_HEALTH = ScopedQuery(
+    "count_health",
+    """
+    CALL { MATCH (f:Fact {profile_id: $profile_id, status: 'needs_revalidation'}) RETURN count(f) AS flagged }
+    CALL { MATCH (f:Fact {profile_id: $profile_id, status: 'active'})
+           WHERE $cutoff IS NOT NULL AND f.recorded_at < $cutoff RETURN count(f) AS aged }
+    CALL { MATCH (c:Claim {profile_id: $profile_id, status: 'candidate'}) RETURN count(c) AS candidates }
+    CALL { MATCH (c:Claim {profile_id: $profile_id, status: 'disputed'}) RETURN count(c) AS disputed }
+    CALL { MATCH (q:Clarification {profile_id: $profile_id, status: 'open'}) RETURN count(q) AS open }
+    RETURN flagged + aged AS stale_facts, candidates AS candidate_claims,
+           disputed AS disputed_claims, open AS open_clarifications
+    """,
+)
+STALE_FACTS = ScopedQuery(
+    "stale_facts",
+    """
+    CALL {
+        MATCH (f:Fact {profile_id: $profile_id, status: 'needs_revalidation'})
+        RETURN f, 'a supporting fragment was retracted' AS reason
+        ORDER BY f.recorded_at LIMIT $limit
+      UNION
+        MATCH (f:Fact {profile_id: $profile_id, status: 'active'})
+        WHERE $cutoff IS NOT NULL AND f.recorded_at < $cutoff
+        RETURN f, 'recorded before ' + toString($cutoff) AS reason
+        ORDER BY f.recorded_at LIMIT $limit
+    }
+    RETURN f.id AS id, f.text AS text, f.status AS status, f.recorded_at AS recorded_at, reason
+    ORDER BY recorded_at LIMIT $limit
+    """,
+)
+CLAIMS_BY_STATUS = ScopedQuery(
+    "claims_by_status",
+    """
+    MATCH (c:Claim {profile_id: $profile_id, status: $status})
+    RETURN c.id AS id, c.text AS text, c.status AS status, c.verdict AS verdict, c.created_at AS created_at
+    ORDER BY c.created_at DESC LIMIT $limit
+    """,
+)
+OPEN_CLARIFICATIONS = ScopedQuery(
+    "open_clarifications",
+    f"""
+    MATCH (q:Clarification {{profile_id: $profile_id, status: 'open'}})
+    RETURN {CLARIFICATION_FIELDS} AS clarification
+    ORDER BY q.created_at DESC LIMIT $limit
+    """,
+)

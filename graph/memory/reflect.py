@@ -1,0 +1,52 @@
+"""reflect_memories: the health of a profile's memory, with exact counts and bounded lists."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from graph.access import ProfileGraph, ProfileTx
+from graph.errors import InvalidInputError
+from graph.memory import queries as q
+from graph.memory.models import (
+    ClaimSummary,
+    ClarificationView,
+    ReflectionCounts,
+    ReflectionResult,
+    StaleFact,
+)
+from graph.memory.pipeline import utcnow
+
+MAX_REFLECT_LIMIT = 100
+
+
+async def read_health(tx: ProfileTx, limit: int, stale_after_days: int | None, now: datetime) -> ReflectionResult:
+    """Counts are exact; each list is capped at `limit`, oldest stale facts and newest claims first."""
+    cutoff = now - timedelta(days=stale_after_days) if stale_after_days is not None else None
+    counts = await tx.single(q.COUNT_HEALTH, cutoff=cutoff)
+    assert counts is not None
+    stale = await tx.run(q.STALE_FACTS, cutoff=cutoff, limit=limit)
+    candidates = await tx.run(q.CLAIMS_BY_STATUS, status="candidate", limit=limit)
+    disputed = await tx.run(q.CLAIMS_BY_STATUS, status="disputed", limit=limit)
+    clarifications = await tx.run(q.OPEN_CLARIFICATIONS, limit=limit)
+    return ReflectionResult(
+        counts=ReflectionCounts(**counts),
+        stale_facts=[StaleFact(**row) for row in stale],
+        candidate_claims=[ClaimSummary(**row) for row in candidates],
+        disputed_claims=[ClaimSummary(**row) for row in disputed],
+        clarifications=[ClarificationView(**row["clarification"]) for row in clarifications],
+    )
+
+
+async def reflect(
+    graph: ProfileGraph, limit: int = 20, stale_after_days: int | None = None, now: datetime | None = None
+) -> ReflectionResult:
+    if not 1 <= limit <= MAX_REFLECT_LIMIT:
+        raise InvalidInputError(f"limit must be 1 to {MAX_REFLECT_LIMIT}.")
+    if stale_after_days is not None and stale_after_days < 1:
+        raise InvalidInputError("stale_after_days must be at least 1 (or left out).")
+    moment = now or utcnow()
+
+    async def work(tx: ProfileTx) -> ReflectionResult:
+        return await read_health(tx, limit, stale_after_days, moment)
+
+    return await graph.read(work)

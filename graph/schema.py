@@ -1,0 +1,69 @@
+"""Constraints and indexes of the profile graph, created idempotently at start.
+
+Every range index leads with `profile_id`, so a profile's lookups stay index seeks however
+many profiles share the database. Fulltext indexes also index `profile_key` (a one-token form
+of the profile id) and `status`, so a search is narrowed to one profile's live nodes inside
+Lucene instead of being filtered after the fact.
+"""
+
+from __future__ import annotations
+
+from typing import Final, LiteralString
+
+from neo4j import AsyncDriver
+
+FULLTEXT_INDEXES: Final = {
+    "fragment_text": "SourceFragment",
+    "claim_text": "Claim",
+    "fact_text": "Fact",
+    "dream_text": "Dream",
+}
+
+_FULLTEXT_OPTIONS: Final = "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}"
+
+SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
+    "CREATE CONSTRAINT profile_unique IF NOT EXISTS FOR (n:Profile) REQUIRE n.profile_id IS UNIQUE",
+    "CREATE CONSTRAINT sourcefragment_id IF NOT EXISTS FOR (n:SourceFragment) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT claim_id IF NOT EXISTS FOR (n:Claim) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT fact_id IF NOT EXISTS FOR (n:Fact) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT clarification_id IF NOT EXISTS FOR (n:Clarification) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT dream_id IF NOT EXISTS FOR (n:Dream) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT dreamfeedback_id IF NOT EXISTS FOR (n:DreamFeedback) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT dreamrun_id IF NOT EXISTS FOR (n:DreamRun) REQUIRE n.id IS UNIQUE",
+    # Deduplication and one-writer-per-slot guarantees are held by the database, not by code.
+    "CREATE CONSTRAINT fragment_idempotency IF NOT EXISTS FOR (n:SourceFragment) "
+    "REQUIRE (n.profile_id, n.idempotency_key) IS UNIQUE",
+    "CREATE CONSTRAINT fragment_active_hash IF NOT EXISTS FOR (n:SourceFragment) "
+    "REQUIRE (n.profile_id, n.active_hash) IS UNIQUE",
+    "CREATE CONSTRAINT fact_slot IF NOT EXISTS FOR (n:FactSlot) REQUIRE (n.profile_id, n.slot) IS UNIQUE",
+    "CREATE CONSTRAINT dream_pair IF NOT EXISTS FOR (n:Dream) REQUIRE (n.profile_id, n.pair_key) IS UNIQUE",
+    "CREATE INDEX fragment_created IF NOT EXISTS FOR (n:SourceFragment) ON (n.profile_id, n.created_at)",
+    "CREATE INDEX fragment_status IF NOT EXISTS FOR (n:SourceFragment) ON (n.profile_id, n.status)",
+    "CREATE INDEX claim_status IF NOT EXISTS FOR (n:Claim) ON (n.profile_id, n.status)",
+    "CREATE INDEX claim_slot IF NOT EXISTS FOR (n:Claim) ON (n.profile_id, n.slot)",
+    "CREATE INDEX fact_status IF NOT EXISTS FOR (n:Fact) ON (n.profile_id, n.status)",
+    "CREATE INDEX fact_slot_lookup IF NOT EXISTS FOR (n:Fact) ON (n.profile_id, n.slot)",
+    "CREATE INDEX clarification_status IF NOT EXISTS FOR (n:Clarification) ON (n.profile_id, n.status)",
+    "CREATE INDEX dream_status_created IF NOT EXISTS FOR (n:Dream) ON (n.profile_id, n.status, n.created_at)",
+    "CREATE INDEX dream_created IF NOT EXISTS FOR (n:Dream) ON (n.profile_id, n.created_at)",
+    "CREATE INDEX dreamrun_started IF NOT EXISTS FOR (n:DreamRun) ON (n.profile_id, n.started_at)",
+    "CREATE INDEX dreamrun_status IF NOT EXISTS FOR (n:DreamRun) ON (n.profile_id, n.status)",
+    "CREATE FULLTEXT INDEX fragment_text IF NOT EXISTS FOR (n:SourceFragment) "
+    "ON EACH [n.text, n.profile_key, n.status] " + _FULLTEXT_OPTIONS,
+    "CREATE FULLTEXT INDEX claim_text IF NOT EXISTS FOR (n:Claim) "
+    "ON EACH [n.text, n.profile_key, n.status] " + _FULLTEXT_OPTIONS,
+    "CREATE FULLTEXT INDEX fact_text IF NOT EXISTS FOR (n:Fact) "
+    "ON EACH [n.text, n.profile_key, n.status] " + _FULLTEXT_OPTIONS,
+    "CREATE FULLTEXT INDEX dream_text IF NOT EXISTS FOR (n:Dream) "
+    "ON EACH [n.text, n.profile_key, n.status] " + _FULLTEXT_OPTIONS,
+)
+
+_INDEX_WAIT_S: Final = 120
+
+
+async def ensure_schema(driver: AsyncDriver, database: str | None) -> None:
+    """Create what is missing; existing constraints and indexes are left untouched."""
+    async with driver.session(database=database) as session:
+        for statement in SCHEMA_STATEMENTS:
+            await session.run(statement)
+        await session.run("CALL db.awaitIndexes($seconds)", seconds=_INDEX_WAIT_S)

@@ -1,0 +1,121 @@
+"""Profile-scoped Cypher: queries that cannot leave their profile.
+
+Every query of the profile graph is declared as a `ScopedQuery`. Declaring one checks its text,
+so a query that could touch another profile's nodes fails when its module is imported, long
+before it could run. The checks are deliberately conservative:
+
+- the query mentions `$profile_id` (the access layer supplies it; callers cannot);
+- every labelled node pattern is pinned to the profile, either inline
+  (`(f:Fact {profile_id: $profile_id, ...})`) or by `f.profile_id = $profile_id`;
+- a node pattern without a label must reuse a variable bound earlier in the query, so it can
+  only be reached by walking edges out of already-scoped nodes;
+- nodes yielded by a procedure (fulltext search) are filtered on `profile_id`;
+- `profile_id` is never assigned.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from graph.errors import UnscopedQueryError
+
+PROFILE_PARAM = "$profile_id"
+
+# The lookbehind keeps function calls such as count(d) or datetime() from looking like nodes.
+_NODE_PATTERN = re.compile(r"(?<![\w.])\(\s*([A-Za-z_]\w*)?\s*(:\s*[A-Za-z_][\w|:&!]*)?\s*(\{[^{}]*\})?\s*\)")
+_INLINE_SCOPE = re.compile(r"profile_id\s*:\s*\$profile_id\b")
+_YIELD = re.compile(r"\bYIELD\s+([A-Za-z_]\w*)", re.IGNORECASE)
+_ALIAS = re.compile(r"\bAS\s+([A-Za-z_]\w*)", re.IGNORECASE)
+_ASSIGNMENT = re.compile(r"\.profile_id\s*=(?!=)|\bprofile_id\s*\+?=", re.IGNORECASE)
+_COMMENT = re.compile(r"//[^\n]*")
+# Strings are blanked out before checking so that text inside them cannot look like a pattern.
+_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+
+
+def _where_scoped(text: str, variable: str) -> bool:
+    return re.search(rf"\b{re.escape(variable)}\.profile_id\s*=\s*\$profile_id\b", text) is not None
+
+
+def _check_assignments(text: str) -> None:
+    for match in _ASSIGNMENT.finditer(text):
+        before = text[max(0, match.start() - 40) : match.start()]
+        # `x.profile_id = $profile_id` after WHERE/AND is a filter, not an assignment.
+        if re.search(r"\b(WHERE|AND|OR|WHEN|NOT)\s+[\w.]*$", before, re.IGNORECASE):
+            continue
+        raise UnscopedQueryError(f"query assigns profile_id near {text[match.start() - 20 : match.end()]!r}")
+
+
+def _check_node_patterns(text: str) -> None:
+    bound: set[str] = set()
+    position = 0
+    for match in _NODE_PATTERN.finditer(text):
+        # Names bound by aliases and yields before this pattern also count as reachable.
+        prefix = text[position : match.start()]
+        bound.update(_ALIAS.findall(prefix))
+        bound.update(_YIELD.findall(prefix))
+        position = match.start()
+        variable, label, properties = match.group(1), match.group(2), match.group(3) or ""
+        if label:
+            if _INLINE_SCOPE.search(properties) or (variable and _where_scoped(text, variable)):
+                bound.add(variable or "")
+                continue
+            raise UnscopedQueryError(f"node pattern {match.group(0)!r} is not pinned to $profile_id")
+        if variable and variable in bound:
+            continue
+        if not variable and match.start() > 0 and re.search(r"[-\]>]\s*$", text[: match.start()]):
+            continue  # an anonymous node at the far end of a relationship from a scoped node
+        if variable and re.search(r"[-\]>]\s*$", text[: match.start()]):
+            bound.add(variable)
+            continue  # a node reached by walking a relationship out of a scoped node
+        if variable and re.match(r"\s*[-<]", text[match.end() :]) and _reached_from_bound(text, match, bound):
+            bound.add(variable)
+            continue
+        raise UnscopedQueryError(
+            f"node pattern {match.group(0)!r} starts from no scoped node; label it and pin it to "
+            f"$profile_id, or reach it through a relationship from a scoped node"
+        )
+
+
+def _reached_from_bound(text: str, match: re.Match[str], bound: set[str]) -> bool:
+    """True when an unlabelled node opens a path whose next node is already bound."""
+    following = _NODE_PATTERN.search(text, match.end())
+    if following is None:
+        return False
+    between = text[match.end() : following.start()]
+    if not re.fullmatch(r"\s*<?-\s*(\[[^\]]*\])?\s*->?\s*", between):
+        return False
+    next_variable = following.group(1)
+    next_label = following.group(2)
+    next_properties = following.group(3) or ""
+    if next_variable in bound:
+        return True
+    return bool(next_label) and bool(
+        _INLINE_SCOPE.search(next_properties) or (next_variable and _where_scoped(text, next_variable))
+    )
+
+
+def check_profile_scoped(text: str) -> None:
+    """Raise UnscopedQueryError unless the query text stays inside one profile."""
+    cleaned = _STRING.sub("''", _COMMENT.sub("", text))
+    if PROFILE_PARAM not in cleaned:
+        raise UnscopedQueryError("query never filters on $profile_id")
+    _check_assignments(cleaned)
+    for variable in _YIELD.findall(cleaned):
+        if not _where_scoped(cleaned, variable):
+            raise UnscopedQueryError(f"procedure result {variable!r} is not filtered on $profile_id")
+    _check_node_patterns(cleaned)
+
+
+@dataclass(frozen=True)
+class ScopedQuery:
+    """A named Cypher query, checked at definition to stay within `$profile_id`."""
+
+    name: str
+    text: str
+
+    def __post_init__(self) -> None:
+        try:
+            check_profile_scoped(self.text)
+        except UnscopedQueryError as error:
+            raise UnscopedQueryError(f"query {self.name!r} is not profile-scoped: {error}") from None

@@ -1,0 +1,102 @@
+"""The composition root: builds the MCP server and opens the graph once per process.
+
+Only this module (and the CLI that calls it) reads settings; tools get what they need from the
+`AppContext` the lifespan yields.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+
+import anyio
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import MCPServer
+
+from graph.access import ConnectionSettings, GraphStore
+from graph.errors import GraphUnavailableError
+from graph.localdb import LocalNeo4j
+from server.auth import StaticTokenVerifier, TokenGrant
+from server.context import AppContext, Transport
+from server.settings import ReverieSettings
+from server.tools import register_all
+
+log = logging.getLogger(__name__)
+
+INSTRUCTIONS = """\
+Reverie keeps a long-term memory of one person and lets it dream. Use `remember` to store what
+the person said (with the claims you extracted), `recall_memory` before answering questions
+about them, and treat `related_dreams` in recall results as hypotheses to ask the person
+about, never as facts. Review dreams with `list_dreams` / `get_dream` and record the person's
+answer with `resolve_dream_feedback`.
+"""
+
+
+async def resolve_connection(settings: ReverieSettings) -> ConnectionSettings:
+    """NEO4J_URI when set; otherwise the managed local server, started if it is not running."""
+    if settings.neo4j_uri:
+        return ConnectionSettings(
+            uri=settings.neo4j_uri,
+            username=settings.neo4j_username,
+            password=settings.neo4j_password or "",
+            database=settings.neo4j_database,
+        )
+    local = LocalNeo4j(settings.reverie_home)
+    await anyio.to_thread.run_sync(local.start)
+    credentials = local.credentials()
+    return ConnectionSettings(
+        uri=credentials.uri,
+        username=credentials.username,
+        password=credentials.password,
+        database=settings.neo4j_database,
+    )
+
+
+def make_lifespan(
+    settings: ReverieSettings, transport: Transport
+) -> Callable[[MCPServer[AppContext]], AbstractAsyncContextManager[AppContext]]:
+    @asynccontextmanager
+    async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
+        store = GraphStore.connect(await resolve_connection(settings))
+        context = AppContext(settings=settings, store=store, transport=transport)
+        try:
+            await context.ensure_ready()
+        except GraphUnavailableError as error:
+            # Trigger: Neo4j down at start. Why: a host should still see the tools and get a
+            # clear error per call. Outcome: schema is retried on the first call that connects.
+            log.warning("Starting without a graph: %s", error)
+        try:
+            yield context
+        finally:
+            await store.close()
+
+    return lifespan
+
+
+def build_server(
+    settings: ReverieSettings,
+    transport: Transport = "stdio",
+    grants: list[TokenGrant] | None = None,
+    public_url: str = "http://127.0.0.1:8765",
+) -> MCPServer[AppContext]:
+    """The MCP server with every tool registered; HTTP servers also get bearer auth."""
+    auth_kwargs: dict[str, object] = {}
+    if transport == "http":
+        auth_kwargs = {
+            "token_verifier": StaticTokenVerifier(grants or []),
+            "auth": AuthSettings(
+                issuer_url=public_url,  # type: ignore[arg-type]
+                resource_server_url=f"{public_url}/mcp",  # type: ignore[arg-type]
+                required_scopes=["read"],
+                validate_token_resource=False,
+            ),
+        }
+    server: MCPServer[AppContext] = MCPServer(
+        name="reverie",
+        instructions=INSTRUCTIONS,
+        lifespan=make_lifespan(settings, transport),
+        **auth_kwargs,  # type: ignore[arg-type]
+    )
+    register_all(server)
+    return server

@@ -1,0 +1,147 @@
+"""The `reverie` command: serve, manage the local Neo4j, create tokens, operate dreaming."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import logging
+import sys
+from collections.abc import Callable, Sequence
+
+from graph.localdb import LocalNeo4j, LocalNeo4jError
+from server.auth import TokenFileError, TokenGrant, add_token, load_token_file
+from server.settings import ReverieSettings, SettingsError, load_settings
+
+log = logging.getLogger("reverie")
+
+DEFAULT_HTTP_PORT = 8765
+
+
+class CommandError(Exception):
+    """A failure the operator can fix; printed without a traceback."""
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _http_grants(settings: ReverieSettings, host: str) -> list[TokenGrant]:
+    """The token grants for HTTP; on loopback a first local token is created and announced."""
+    path = settings.tokens_path
+    if not is_loopback(host) and (settings.reverie_tokens_file is None or not path.exists()):
+        raise CommandError(
+            f"Refusing to serve on {host} without tokens: set REVERIE_TOKENS_FILE to a token file "
+            "(create one with `reverie token create --profile NAME`) or bind to 127.0.0.1."
+        )
+    if not path.exists():
+        grant = add_token(path, settings.reverie_profile, ["read", "write"], name="local")
+        print(f"Created a local token for profile {grant.profile!r} in {path}", file=sys.stderr)
+    try:
+        grants = load_token_file(path).tokens
+    except TokenFileError as error:
+        raise CommandError(str(error)) from None
+    if not grants:
+        raise CommandError(f"Token file {path} holds no tokens; add one with `reverie token create`.")
+    return grants
+
+
+def _announce(url: str, grant: TokenGrant) -> None:
+    token = grant.token
+    print(
+        f"""
+Reverie is serving MCP over Streamable HTTP at {url}
+  token for profile {grant.profile!r}: {token}
+  MCP Inspector:  npx @modelcontextprotocol/inspector --transport http --server-url {url} \\
+                    --header "Authorization: Bearer {token}"
+  Any host:       url {url}, header Authorization: Bearer {token}
+Stop with Ctrl-C (the managed Neo4j keeps running; `reverie neo4j stop` ends it).
+""",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def cmd_serve(args: argparse.Namespace) -> None:
+    from server.app import build_server
+
+    settings = load_settings()
+    if args.transport == "stdio":
+        build_server(settings, "stdio").run("stdio")
+        return
+    grants = _http_grants(settings, args.host)
+    url = f"http://{args.host}:{args.port}"
+    server = build_server(settings, "http", grants=grants, public_url=url)
+    local = next((grant for grant in grants if grant.profile == settings.reverie_profile), grants[0])
+    _announce(f"{url}/mcp", local)
+    server.run("streamable-http", host=args.host, port=args.port, streamable_http_path="/mcp")
+
+
+def cmd_neo4j(args: argparse.Namespace) -> None:
+    settings = load_settings()
+    local = LocalNeo4j(settings.reverie_home, instance=args.instance)
+    if args.action == "install":
+        print(f"Neo4j jars ready in {local.install()}")
+    elif args.action == "start":
+        print(local.start(bolt_port=args.port).describe())
+    elif args.action == "stop":
+        print("Stopped." if local.stop() else "Not running.")
+    else:
+        print(local.status().describe())
+
+
+def cmd_token(args: argparse.Namespace) -> None:
+    settings = load_settings()
+    scopes = [scope.strip() for scope in args.scopes.split(",") if scope.strip()]
+    unknown = sorted(set(scopes) - {"read", "write"})
+    if unknown or not scopes:
+        raise CommandError("--scopes takes read and/or write, e.g. --scopes read or --scopes read,write")
+    grant = add_token(settings.tokens_path, args.profile, scopes, name=args.name)  # type: ignore[arg-type]
+    print(f"{grant.token}\n(profile {grant.profile}, scopes {','.join(grant.scopes)}, file {settings.tokens_path})")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="reverie", description="Reverie: a memory that dreams, over MCP.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug details to stderr")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="run the MCP server")
+    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=DEFAULT_HTTP_PORT, help="HTTP port (default 8765)")
+    serve.set_defaults(handler=cmd_serve)
+
+    neo4j = commands.add_parser("neo4j", help="manage the local Neo4j Reverie provisions")
+    neo4j.add_argument("action", choices=["install", "start", "stop", "status"])
+    neo4j.add_argument("--instance", default="default", help="database instance (tests use 'test')")
+    neo4j.add_argument("--port", type=int, default=None, help="Bolt port for start (default: a free one)")
+    neo4j.set_defaults(handler=cmd_neo4j)
+
+    token = commands.add_parser("token", help="manage HTTP bearer tokens")
+    token.add_argument("action", choices=["create"])
+    token.add_argument("--profile", required=True)
+    token.add_argument("--scopes", default="read,write", help="read, or read,write (default)")
+    token.add_argument("--name", default=None, help="a label for the token")
+    token.set_defaults(handler=cmd_token)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    handler: Callable[[argparse.Namespace], None] = args.handler
+    try:
+        handler(args)
+    except (CommandError, SettingsError, LocalNeo4jError, TokenFileError) as error:
+        print(f"reverie: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None

@@ -1,0 +1,53 @@
+"""What a tool call can reach: the graph store and the caller's resolved profile."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import anyio
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.mcpserver.exceptions import ToolError
+
+from graph.access import GraphStore, ProfileGraph
+from graph.schema import ensure_schema
+from server.settings import ReverieSettings
+
+Transport = Literal["stdio", "http"]
+
+
+@dataclass
+class AppContext:
+    settings: ReverieSettings
+    store: GraphStore
+    transport: Transport
+    _schema_ready: bool = False
+    _schema_lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+    async def ensure_ready(self) -> None:
+        """Create the schema once; retried on the next call if Neo4j was down."""
+        if self._schema_ready:
+            return
+        async with self._schema_lock:
+            if not self._schema_ready:
+                await self.store.verify()
+                await ensure_schema(self.store.driver, self.store.settings.database)
+                self._schema_ready = True
+
+    def caller_profile(self, *, write: bool) -> str:
+        if self.transport == "stdio":
+            return self.settings.reverie_profile
+        token = get_access_token()
+        if token is None or token.subject is None:
+            raise ToolError("This request carries no bearer token; send `Authorization: Bearer <token>`.")
+        if write and "write" not in token.scopes:
+            raise ToolError(
+                "This token has read access only; the tool changes memory and needs the 'write' scope. "
+                "Use a token created with `reverie token create --scopes read,write`."
+            )
+        return token.subject
+
+    async def graph_for(self, *, write: bool) -> ProfileGraph:
+        profile_id = self.caller_profile(write=write)
+        await self.ensure_ready()
+        return self.store.profile(profile_id)

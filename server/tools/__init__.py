@@ -1,0 +1,12 @@
+"""MCP tools: thin adapters that validate arguments, resolve the profile and call `graph/`."""
+
+from __future__ import annotations
+
+from mcp.server.mcpserver import MCPServer
+
+from server.context import AppContext
+from server.tools import memory
+
+
+def register_all(server: MCPServer[AppContext]) -> None:
+    memory.register(server)

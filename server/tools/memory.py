@@ -1,0 +1,143 @@
+"""Memory tools: remember, recall_memory, reflect_memories, confirm_memory, retract_memory."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from graph.dreams.related import related_dreams
+from graph.memory import pipeline
+from graph.memory.models import (
+    MAX_CONTENT_CHARS,
+    Authority,
+    ClaimInput,
+    ConfirmResult,
+    RecallResult,
+    ReflectionResult,
+    RememberResult,
+    RetractResult,
+)
+from graph.memory.recall import MAX_QUERY_CHARS, MAX_RECALL_LIMIT, RecallRequest, recall
+from graph.memory.reflect import MAX_REFLECT_LIMIT, reflect
+from server.context import AppContext
+from server.errors import mapped_errors
+
+Ctx = Context[AppContext, Any]
+
+
+def app_of(ctx: Ctx) -> AppContext:
+    return ctx.request_context.lifespan_context
+
+
+@mapped_errors
+async def remember(
+    ctx: Ctx,
+    content: Annotated[str, Field(description=f"What the person said or the evidence, up to {MAX_CONTENT_CHARS} chars")],
+    source: Annotated[str | None, Field(description="Where it came from, e.g. 'chat 2026-11-20'")] = None,
+    authority: Annotated[
+        Authority, Field(description="primary: the person's own words; secondary: a document; other: hearsay")
+    ] = "primary",
+    idempotency_key: Annotated[str | None, Field(max_length=200, description="Same key = same call")] = None,
+    labels: Annotated[list[str] | None, Field(description="Up to 20 tags of up to 64 chars")] = None,
+    metadata: Annotated[dict[str, Any] | None, Field(description="Small JSON object kept with it")] = None,
+    claims: Annotated[list[ClaimInput] | None, Field(description="Statements you extracted from the content")] = None,
+    auto_promote: Annotated[bool, Field(description="Promote claims that pass the gates to facts")] = True,
+) -> RememberResult:
+    """Store evidence about the person and the claims you extracted from it.
+
+    The fragment is deduplicated (idempotency key, then content). Each claim is verified against
+    its supporting fragments and, when it passes its predicate's gates, becomes a fact. A claim
+    that conflicts with an equally strong current fact yields a clarification: ask the person and
+    answer with confirm_memory. Subject 'user' means the person themself.
+    """
+    graph = await app_of(ctx).graph_for(write=True)
+    request = pipeline.RememberRequest(
+        content=content,
+        source=source,
+        authority=authority,
+        idempotency_key=idempotency_key,
+        labels=labels or [],
+        metadata=metadata or {},
+        claims=claims or [],
+        auto_promote=auto_promote,
+    )
+    return await pipeline.remember(graph, request)
+
+
+@mapped_errors
+async def recall_memory(
+    ctx: Ctx,
+    query: Annotated[str, Field(description=f"A few words about the topic, up to {MAX_QUERY_CHARS} chars")],
+    limit: Annotated[int, Field(ge=1, le=MAX_RECALL_LIMIT)] = 10,
+    valid_at: Annotated[datetime | None, Field(description="Only facts/claims valid at this time")] = None,
+    known_at: Annotated[datetime | None, Field(description="What memory held at this time")] = None,
+    include_evidence: Annotated[bool, Field(description="Attach supporting fragments")] = False,
+) -> RecallResult:
+    """Find what is remembered about a topic: facts, validated claims and fragments, best first.
+
+    `related_dreams` lists hypotheses that touch the same memories or words. They are not facts:
+    ask the person about them and record the answer with resolve_dream_feedback.
+    """
+    graph = await app_of(ctx).graph_for(write=False)
+    request = RecallRequest(
+        query=query, limit=limit, valid_at=valid_at, known_at=known_at, include_evidence=include_evidence
+    )
+    return await recall(graph, request, related_dreams)
+
+
+@mapped_errors
+async def reflect_memories(
+    ctx: Ctx,
+    limit: Annotated[int, Field(ge=1, le=MAX_REFLECT_LIMIT)] = 20,
+    stale_after_days: Annotated[int | None, Field(ge=1, description="Also flag facts older than this")] = None,
+) -> ReflectionResult:
+    """Memory health: stale facts, candidate and disputed claims, open clarifications, with exact counts."""
+    graph = await app_of(ctx).graph_for(write=False)
+    return await reflect(graph, limit=limit, stale_after_days=stale_after_days)
+
+
+@mapped_errors
+async def confirm_memory(
+    ctx: Ctx,
+    claim_id: Annotated[str, Field(min_length=1, max_length=64)],
+    decision: Annotated[pipeline.ConfirmDecision, Field(description="accept_claim, keep_existing or reject_claim")],
+) -> ConfirmResult:
+    """Record the person's answer to a clarification (or their verdict on a claim).
+
+    accept_claim re-checks the gates and, when they pass, makes the claim the current fact
+    (the old one is superseded, not deleted); keep_existing and reject_claim reject the claim.
+    """
+    graph = await app_of(ctx).graph_for(write=True)
+    return await pipeline.confirm(graph, claim_id, decision)
+
+
+@mapped_errors
+async def retract_memory(
+    ctx: Ctx,
+    id: Annotated[str, Field(min_length=1, max_length=64, description="A fragment or fact id")],
+    reason: Annotated[str, Field(min_length=1, max_length=1024)],
+) -> RetractResult:
+    """Withdraw a fragment or fact: it stays in the graph as retracted but no longer supports recall or facts."""
+    graph = await app_of(ctx).graph_for(write=True)
+    return await pipeline.retract(graph, id, reason)
+
+
+def register(server: MCPServer[AppContext]) -> None:
+    server.add_tool(
+        remember,
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
+    )
+    server.add_tool(recall_memory, annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True))
+    server.add_tool(reflect_memories, annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True))
+    server.add_tool(
+        confirm_memory,
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False),
+    )
+    server.add_tool(
+        retract_memory,
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True),
+    )

@@ -1,0 +1,91 @@
+"""Suite-wide fixtures: one real Neo4j for the session and a fresh profile for every test.
+
+The suite runs its own managed instance ('test') beside the user's, starting it when needed and
+stopping it at the end only if it started it. Set REVERIE_TEST_NEO4J_URI (with NEO4J_USERNAME /
+NEO4J_PASSWORD) to run against another server instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from graph.access import ConnectionSettings, GraphStore, ProfileGraph
+from graph.localdb import LocalNeo4j
+from graph.schema import ensure_schema
+
+TEST_INSTANCE = "test"
+
+
+@pytest.fixture(scope="session")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def _prepare(settings: ConnectionSettings) -> None:
+    store = GraphStore.connect(settings)
+    try:
+        await store.verify()
+        await ensure_schema(store.driver, settings.database)
+    finally:
+        await store.close()
+
+
+@pytest.fixture(scope="session")
+def neo4j_settings() -> Iterator[ConnectionSettings]:
+    external = os.environ.get("REVERIE_TEST_NEO4J_URI")
+    local = LocalNeo4j(LocalNeo4j.default_home(), instance=TEST_INSTANCE)
+    started_here = False
+    if external:
+        settings = ConnectionSettings(
+            uri=external,
+            username=os.environ.get("NEO4J_USERNAME", "neo4j"),
+            password=os.environ.get("NEO4J_PASSWORD", ""),
+        )
+    else:
+        started_here = not local.status().running
+        local.start()
+        credentials = local.credentials()
+        settings = ConnectionSettings(credentials.uri, credentials.username, credentials.password)
+    asyncio.run(_prepare(settings))
+    yield settings
+    if started_here:
+        local.stop()
+
+
+@pytest.fixture
+def server_env(neo4j_settings: ConnectionSettings, profile_id: str) -> dict[str, str]:
+    """Environment for a Reverie server process pointed at the suite's Neo4j and this test's profile."""
+    return {
+        **os.environ,
+        "NEO4J_URI": neo4j_settings.uri,
+        "NEO4J_USERNAME": neo4j_settings.username,
+        "NEO4J_PASSWORD": neo4j_settings.password,
+        "REVERIE_PROFILE": profile_id,
+    }
+
+
+@pytest.fixture
+async def store(neo4j_settings: ConnectionSettings) -> AsyncIterator[GraphStore]:
+    graph_store = GraphStore.connect(neo4j_settings)
+    yield graph_store
+    await graph_store.close()
+
+
+@pytest.fixture
+def profile_id() -> str:
+    return f"t-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def graph(store: GraphStore, profile_id: str) -> ProfileGraph:
+    return store.profile(profile_id)
+
+
+@pytest.fixture
+def other_graph(store: GraphStore) -> ProfileGraph:
+    return store.profile(f"t-{uuid.uuid4().hex[:12]}")

@@ -1,0 +1,171 @@
+"""Shared text handling: normalisation, tokens, salience, safe fulltext queries, profile keys."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from graph.text import (
+    STOP_WORDS,
+    fulltext_clause,
+    fulltext_query,
+    normalize,
+    profile_key,
+    salient_terms,
+    tokens,
+)
+
+LUCENE_SPECIALS = [
+    "+", "-", "&&", "||", "!", "(", ")", "{", "}", "[", "]", "^", '"', "~", "*", "?", ":", "\\", "/",
+]
+LUCENE_KEYWORDS = ["AND", "OR", "NOT", "TO"]
+NASTY_INPUTS = [
+    'title:"foo bar"~2',
+    "cats AND dogs OR NOT birds",
+    "[a TO z]",
+    "{1 TO 9}",
+    "foo* b?r ^4 boost^2",
+    "+must -mustnot",
+    "a && b || c",
+    "!important",
+    "/regex.*/",
+    "path\\to\\file",
+    "(unbalanced",
+    "unbalanced)",
+    '"unterminated',
+    "field:value:other",
+    "*",
+    "?",
+    "~",
+    "AND",
+    "NOT NOT NOT",
+    "TO",
+    "",
+    "   ",
+    "\u0000\u0001\u0007",
+    "\ud800 lone surrogate",
+    "emoji \U0001f600 and ZWJ \u200d",
+    "OR(AND)NOT[TO]",
+    "x" * 10_000,
+]
+PLAIN_QUERY = re.compile(r"[a-z0-9]+( [a-z0-9]+)*")
+
+
+def _assert_plain(query: str | None) -> None:
+    if query is None:
+        return
+    assert PLAIN_QUERY.fullmatch(query), query
+    assert not set(query.split()) & set(LUCENE_KEYWORDS)
+
+
+def test_normalize_folds_compatibility_forms_case_and_whitespace() -> None:
+    assert normalize("  \uff26\uff55\uff4c\uff4c\u00a0WIDTH\t\n \ufb01le  ") == "full width file"
+    assert normalize("Straße") == "strasse"
+    assert normalize("don\u2019t") == "don't"
+    assert normalize("") == ""
+
+
+def test_tokens_keep_order_contractions_and_unicode_words() -> None:
+    words = ["i", "don't", "work", "at", "acme", "corp", "really"]
+    assert tokens("I don't work at ACME-Corp, really!") == words
+    assert tokens("I\u2019m O'Brien") == ["i'm", "o'brien"]
+    assert tokens("naïve café 東京 हिन्दी") == ["naïve", "café", "東京", "हिन्दी"]
+
+
+def test_tokens_drop_possessive_s_so_names_match() -> None:
+    words = ["acme", "office", "it", "the", "students", "lounge"]
+    assert tokens("Acme's office; it's the students' lounge") == words
+
+
+def test_tokens_of_punctuation_or_empty_text_are_empty() -> None:
+    assert tokens("") == []
+    assert tokens("--- ... !!! '' _ __") == []
+
+
+def test_stop_words_cover_pronouns_auxiliaries_and_connectives() -> None:
+    assert {"i", "you", "they", "is", "was", "have", "and", "or", "not", "the"} <= STOP_WORDS
+    assert all(word == normalize(word) for word in STOP_WORDS)
+
+
+def test_tokens_keep_negations_even_though_they_are_stop_words() -> None:
+    assert tokens("not never no don't") == ["not", "never", "no", "don't"]
+
+
+def test_salient_terms_drop_stop_and_short_words_but_keep_numbers() -> None:
+    assert salient_terms("I was born in 1990 in the UK, on day 12 of 3") == ["born", "1990", "day", "12"]
+
+
+def test_salient_terms_are_deduplicated_in_first_seen_order() -> None:
+    assert salient_terms("Jazz, more jazz, JAZZ and blues") == ["jazz", "blues"]
+
+
+def test_fulltext_query_keeps_only_plain_words_joined_for_or_search() -> None:
+    assert fulltext_query('title:"Rust" AND (async)~ runtimes*') == "title rust async runtimes"
+
+
+@pytest.mark.parametrize("text", NASTY_INPUTS)
+def test_fulltext_query_neutralises_nasty_inputs(text: str) -> None:
+    _assert_plain(fulltext_query(text))
+    clause = fulltext_clause("text", text)
+    assert clause is None or re.fullmatch(r"text:\([a-z0-9 ]+\)", clause), clause
+
+
+def test_fulltext_query_neutralises_every_special_and_keyword_in_random_mixes() -> None:
+    rng = random.Random(20240521)
+    pieces = [*LUCENE_SPECIALS, *LUCENE_KEYWORDS, "foo", "Bar", "42", " ", "  "]
+    for _ in range(2_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        _assert_plain(fulltext_query(text))
+
+
+def test_fulltext_query_lowercases_lucene_keywords_into_plain_terms() -> None:
+    assert fulltext_query("AND OR NOT TO") == "and or not to"
+    assert fulltext_query("NOT jazz") == "jazz"
+
+
+def test_fulltext_query_is_none_when_nothing_searchable_remains() -> None:
+    for text in ["", "   ", "+-&&||!(){}[]^\"~*?:\\/", "\u0000"]:
+        assert fulltext_query(text) is None
+        assert fulltext_clause("text", text) is None
+
+
+def test_fulltext_query_caps_and_deduplicates_terms() -> None:
+    text = " ".join(f"word{i}" for i in range(100)) + " word0 word1"
+    query = fulltext_query(text, max_terms=5)
+    assert query == "word0 word1 word2 word3 word4"
+    assert fulltext_query(text) is not None
+    assert len((fulltext_query(text) or "").split()) == 32
+
+
+def test_fulltext_query_rejects_a_non_positive_term_limit() -> None:
+    with pytest.raises(ValueError, match="max_terms"):
+        fulltext_query("jazz", max_terms=0)
+
+
+def test_fulltext_query_splits_apostrophes_out_of_terms() -> None:
+    assert fulltext_query("O'Brien's rock'n'roll") == "o brien rock n roll"
+
+
+def test_fulltext_clause_wraps_terms_for_one_field() -> None:
+    assert fulltext_clause("text", "Jazz & blues!") == "text:(jazz blues)"
+
+
+def test_fulltext_clause_refuses_a_field_name_that_is_not_plain() -> None:
+    with pytest.raises(ValueError, match="field"):
+        fulltext_clause("text:(x) OR other", "jazz")
+
+
+def test_profile_key_is_one_stable_lowercase_token_per_profile() -> None:
+    key = profile_key("alice@example.com")
+    assert re.fullmatch(r"p[0-9a-f]{24}", key)
+    assert key == profile_key("alice@example.com")
+    assert key != profile_key("bob@example.com")
+    assert tokens(key) == [key]
+    assert fulltext_query(key) == key
+
+
+def test_profile_key_accepts_any_string() -> None:
+    for profile_id in ["", "\ud800", "ü-ñ 名前", "x" * 100_000]:
+        assert re.fullmatch(r"p[0-9a-f]{24}", profile_key(profile_id))

@@ -1,0 +1,54 @@
+"""In-process MCP clients against a server wired to the suite's Neo4j."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp_types import CallToolResult
+
+from graph.access import ConnectionSettings
+from server.app import build_server
+from server.settings import ReverieSettings
+
+CallTool = Callable[..., Awaitable[dict[str, Any]]]
+
+
+def settings_for(neo4j: ConnectionSettings, profile_id: str) -> ReverieSettings:
+    return ReverieSettings(
+        neo4j_uri=neo4j.uri,
+        neo4j_username=neo4j.username,
+        neo4j_password=neo4j.password,
+        reverie_profile=profile_id,
+    )
+
+
+def structured(result: CallToolResult) -> dict[str, Any]:
+    """The tool's structured result; a tool error fails the test with its message."""
+    if result.is_error:
+        raise AssertionError(f"tool error: {result.content[0].text}")  # type: ignore[union-attr]
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+def error_text(result: CallToolResult) -> str:
+    assert result.is_error, f"expected a tool error, got {json.dumps(result.structured_content)[:300]}"
+    return result.content[0].text  # type: ignore[union-attr]
+
+
+@pytest.fixture
+async def client(neo4j_settings: ConnectionSettings, profile_id: str) -> AsyncIterator[Client]:
+    server = build_server(settings_for(neo4j_settings, profile_id), "stdio")
+    async with Client(server) as connected:
+        yield connected
+
+
+@pytest.fixture
+def call(client: Client) -> CallTool:
+    async def call_tool(name: str, **arguments: Any) -> dict[str, Any]:
+        return structured(await client.call_tool(name, arguments))
+
+    return call_tool

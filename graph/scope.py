@@ -10,7 +10,11 @@ before it could run. The checks are deliberately conservative:
 - a node pattern without a label must reuse a variable bound earlier in the query, so it can
   only be reached by walking edges out of already-scoped nodes;
 - nodes yielded by a procedure (fulltext search) are filtered on `profile_id`;
-- `profile_id` is never assigned.
+- a `WHERE v.profile_id = $profile_id` filter counts only when it is a top-level conjunct of its
+  WHERE clause (no OR/XOR beside it, no NOT before it), so it cannot be widened;
+- node patterns the checker cannot read (backtick or dynamic labels, `IS` labels, inline
+  WHERE) are refused rather than skipped;
+- `profile_id` is never assigned or removed, neither as a property nor through a map.
 """
 
 from __future__ import annotations
@@ -28,13 +32,53 @@ _INLINE_SCOPE = re.compile(r"profile_id\s*:\s*\$profile_id\b")
 _YIELD = re.compile(r"\bYIELD\s+([A-Za-z_]\w*)", re.IGNORECASE)
 _ALIAS = re.compile(r"\bAS\s+([A-Za-z_]\w*)", re.IGNORECASE)
 _ASSIGNMENT = re.compile(r"\.profile_id\s*=(?!=)|\bprofile_id\s*\+?=", re.IGNORECASE)
+# `SET n = {profile_id: ...}`, `SET n += {..., profile_id: ...}` and `REMOVE n.profile_id`.
+_MAP_ASSIGNMENT = re.compile(r"\+?=\s*\{[^{}]*\bprofile_id\s*:")
+_REMOVAL = re.compile(r"\bREMOVE\s+(?:[\w:]+(?:\.\w+)?\s*,\s*)*\w+\.profile_id\b", re.IGNORECASE)
+# Anything that opens like a node pattern (a variable followed by a label, properties, `IS` or
+# WHERE, or an anonymous `(:` / `({`); each must also be a pattern `_NODE_PATTERN` can read.
+_NODE_LIKE = re.compile(
+    r"(?<![\w.])\(\s*(?:[A-Za-z_]\w*\s*(?=[:{`])"
+    r"|[A-Za-z_]\w*\s+(?=WHERE\b|IS\s+(?!NOT\b|NULL\b|TYPED\b|::))|(?=[:{`]))",
+    re.IGNORECASE,
+)
+_CLAUSE_END = re.compile(
+    r"(?<![.$])\b(?:RETURN|WITH|MATCH|OPTIONAL|CALL|UNWIND|MERGE|CREATE|SET|DELETE|DETACH|REMOVE"
+    r"|ORDER|SKIP|LIMIT|UNION|FOREACH|YIELD)\b",
+    re.IGNORECASE,
+)
+_DISJUNCTION = re.compile(r"(?<![.$])\b(?:OR|XOR)\b", re.IGNORECASE)
 _COMMENT = re.compile(r"//[^\n]*")
 # Strings are blanked out before checking so that text inside them cannot look like a pattern.
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 
 
 def _where_scoped(text: str, variable: str) -> bool:
-    return re.search(rf"\b{re.escape(variable)}\.profile_id\s*=\s*\$profile_id\b", text) is not None
+    """True when some WHERE clause holds `variable.profile_id = $profile_id` as a top-level conjunct."""
+    pattern = rf"\b{re.escape(variable)}\.profile_id\s*=\s*\$profile_id\b"
+    return any(_is_top_level_conjunct(text, match) for match in re.finditer(pattern, text))
+
+
+def _is_top_level_conjunct(text: str, match: re.Match[str]) -> bool:
+    """`WHERE a AND v.profile_id = $profile_id AND b`, with no OR/XOR at the clause's top level."""
+    if not re.search(r"\b(?:WHERE|AND)\s*$", text[: match.start()], re.IGNORECASE):
+        return False  # after NOT, OR, XOR, a comma or a parenthesis: it could be negated or widened
+    wheres = list(re.finditer(r"\bWHERE\b", text[: match.start()], re.IGNORECASE))
+    if not wheres:
+        return False
+    depth = 0
+    for position in range(wheres[-1].end(), len(text)):
+        if text[position] in "([{":
+            depth += 1
+        elif text[position] in ")]}":
+            depth -= 1
+        if depth < 0 or (depth > 0 and position == match.start()):
+            return False  # inside brackets, or a WHERE of a subquery or comprehension
+        if depth == 0 and _CLAUSE_END.match(text, position):
+            return position > match.start()  # a clause ended between the WHERE and the filter
+        if depth == 0 and _DISJUNCTION.match(text, position):
+            return False
+    return True
 
 
 def _check_assignments(text: str) -> None:
@@ -44,6 +88,21 @@ def _check_assignments(text: str) -> None:
         if re.search(r"\b(WHERE|AND|OR|WHEN|NOT)\s+[\w.]*$", before, re.IGNORECASE):
             continue
         raise UnscopedQueryError(f"query assigns profile_id near {text[match.start() - 20 : match.end()]!r}")
+    for pattern in (_MAP_ASSIGNMENT, _REMOVAL):
+        found = pattern.search(text)
+        if found:
+            raise UnscopedQueryError(f"query assigns or removes profile_id near {found.group(0)!r}")
+
+
+def _check_readable_patterns(text: str) -> None:
+    readable = {match.start() for match in _NODE_PATTERN.finditer(text)}
+    for match in _NODE_LIKE.finditer(text):
+        if match.start() not in readable:
+            snippet = text[match.start() : match.start() + 40].split("\n", maxsplit=1)[0]
+            raise UnscopedQueryError(
+                f"node pattern near {snippet!r} uses syntax the scope check cannot read (backtick or "
+                "dynamic labels, IS labels, inline WHERE); write it as (v:Label {profile_id: $profile_id})"
+            )
 
 
 def _check_node_patterns(text: str) -> None:
@@ -101,6 +160,7 @@ def check_profile_scoped(text: str) -> None:
     if PROFILE_PARAM not in cleaned:
         raise UnscopedQueryError("query never filters on $profile_id")
     _check_assignments(cleaned)
+    _check_readable_patterns(cleaned)
     for variable in _YIELD.findall(cleaned):
         if not _where_scoped(cleaned, variable):
             raise UnscopedQueryError(f"procedure result {variable!r} is not filtered on $profile_id")

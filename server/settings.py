@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graph.access import PROFILE_ID_RULE, validate_profile_id
+from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig
 from graph.errors import InvalidInputError
 
 
@@ -35,9 +38,66 @@ class ReverieSettings(BaseSettings):
         default=None, description="JSON file mapping HTTP bearer tokens to profiles and scopes"
     )
 
+    dreaming_enabled: bool = False
+    dreaming_start_time_local: str = Field(default="03:00", pattern=r"^([01]\d|2[0-3]):[0-5]\d$")
+    dreaming_timezone: str | None = Field(default=None, description="IANA zone; falls back to APP_TIMEZONE")
+    app_timezone: str | None = None
+    dreaming_reflect_enabled: bool = True
+    dreaming_reevaluate_enabled: bool = True
+    dreaming_dream_enabled: bool = True
+    dreaming_max_outputs: int = Field(default=5, ge=1, le=MAX_OUTPUTS_LIMIT)
+    dreaming_concurrency: int = Field(default=1, ge=1, le=16, description="Profiles dreaming at once")
+
+    @field_validator("dreaming_timezone", "app_timezone")
+    @classmethod
+    def _known_zone(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                ZoneInfo(value)
+            except (ZoneInfoNotFoundError, ValueError):
+                raise ValueError(f"expected an IANA time zone name such as Europe/Paris, got {value!r}") from None
+        return value
+
     @property
     def tokens_path(self) -> Path:
         return self.reverie_tokens_file or self.reverie_home / "tokens.json"
+
+    def dreaming_defaults(self) -> DreamingConfig:
+        """The environment's dreaming settings, each tagged with where it came from."""
+        names = {
+            "enabled": "dreaming_enabled",
+            "start_time_local": "dreaming_start_time_local",
+            "reflect_enabled": "dreaming_reflect_enabled",
+            "reevaluate_enabled": "dreaming_reevaluate_enabled",
+            "dream_enabled": "dreaming_dream_enabled",
+            "max_outputs": "dreaming_max_outputs",
+        }
+        values: dict[str, object] = {name: getattr(self, field) for name, field in names.items()}
+        sources = {name: "environment" if field in self.model_fields_set else "default" for name, field in names.items()}
+        values["timezone"] = self.dreaming_timezone or self.app_timezone or machine_timezone()
+        sources["timezone"] = "environment" if self.dreaming_timezone or self.app_timezone else "default"
+        return DreamingConfig.model_validate({**values, "sources": sources})
+
+
+def machine_timezone() -> str:
+    """The machine's zone as an IANA name (never an opaque 'Local'), UTC when it cannot be told."""
+    candidates = [os.environ.get("TZ", "").lstrip(":")]
+    timezone_file = Path("/etc/timezone")
+    if timezone_file.exists():
+        candidates.append(timezone_file.read_text(encoding="utf-8").strip())
+    localtime = Path("/etc/localtime")
+    if localtime.is_symlink():
+        target = str(localtime.resolve())
+        if "zoneinfo/" in target:
+            candidates.append(target.split("zoneinfo/", 1)[1])
+    for name in candidates:
+        try:
+            if name:
+                ZoneInfo(name)
+                return name
+        except (ZoneInfoNotFoundError, ValueError):
+            continue
+    return "UTC"
 
 
 def load_settings() -> ReverieSettings:

@@ -45,3 +45,276 @@ DREAMS_MATCHING = ScopedQuery(
     ORDER BY score DESC
     """,
 )
+
+# --- candidate pairs for the dream phase ---------------------------------------------------
+
+MEMORY_FIELDS = (
+    "m.id AS id, m.text AS text, coalesce(m.quality, m.truth_score, 0.5) AS quality, "
+    "coalesce(m.recorded_at, m.created_at) AS created_at"
+)
+
+# Seeds: the newest fragments and facts, plus a window of older fragments that moves from run
+# to run, so that nights without new memories still explore different corners.
+SEED_MEMORIES = ScopedQuery(
+    "seed_memories",
+    f"""
+    CALL {{
+        MATCH (m:SourceFragment {{profile_id: $profile_id}})
+        USING INDEX m:SourceFragment(profile_id, created_at)
+        WHERE m.created_at IS NOT NULL AND m.status = 'active'
+          AND NOT 'dream_feedback' IN coalesce(m.labels, [])
+        WITH m ORDER BY m.created_at DESC LIMIT $recent
+        RETURN 'fragment' AS kind, m
+      UNION
+        MATCH (m:Fact {{profile_id: $profile_id, status: 'active'}})
+        WHERE m.recorded_at IS NOT NULL
+        WITH m ORDER BY m.recorded_at DESC LIMIT $recent
+        RETURN 'fact' AS kind, m
+      UNION
+        MATCH (m:SourceFragment {{profile_id: $profile_id}})
+        USING INDEX m:SourceFragment(profile_id, created_at)
+        WHERE m.created_at IS NOT NULL AND m.status = 'active'
+          AND NOT 'dream_feedback' IN coalesce(m.labels, [])
+        WITH m ORDER BY m.created_at SKIP $offset LIMIT $rotating
+        RETURN 'fragment' AS kind, m
+    }}
+    RETURN kind, {MEMORY_FIELDS}
+    """,
+)
+RELATED_MEMORIES = ScopedQuery(
+    "related_memories",
+    """
+    UNWIND $seeds AS seed
+    CALL (seed) {
+        CALL db.index.fulltext.queryNodes($index,
+            'profile_key:' + $profile_key + ' AND status:active AND ' + seed.terms, {limit: $per_seed})
+        YIELD node, score
+        WHERE node.profile_id = $profile_id AND node.id <> seed.id
+          AND NOT 'dream_feedback' IN coalesce(node.labels, [])
+        RETURN node, score
+    }
+    RETURN seed.id AS seed_id, node.id AS id, node.text AS text,
+           coalesce(node.quality, node.truth_score, 0.5) AS quality,
+           coalesce(node.recorded_at, node.created_at) AS created_at, score
+    """,
+)
+FACT_EVIDENCE_IDS = ScopedQuery(
+    "fact_evidence_ids",
+    """
+    UNWIND $ids AS fact_id
+    MATCH (x:Fact {profile_id: $profile_id, id: fact_id})-[:PROMOTED_FROM]->(c:Claim {profile_id: $profile_id})
+    MATCH (c)-[:SUPPORTED_BY]->(s:SourceFragment {profile_id: $profile_id})
+    RETURN fact_id AS id, collect(s.id) AS fragment_ids
+    """,
+)
+DREAMED_PAIRS = ScopedQuery(
+    "dreamed_pairs",
+    """
+    UNWIND $keys AS key
+    MATCH (d:Dream {profile_id: $profile_id, pair_key: key})
+    RETURN key
+    """,
+)
+CORPUS_SIZE = ScopedQuery(
+    "corpus_size",
+    "MATCH (m:SourceFragment {profile_id: $profile_id, status: 'active'}) RETURN count(m) AS size",
+)
+# Document frequency per term, capped: past the cap a word is common and its exact count
+# no longer changes how rare it looks.
+TERM_FREQUENCY = ScopedQuery(
+    "term_frequency",
+    """
+    UNWIND $terms AS term
+    CALL (term) {
+        CALL db.index.fulltext.queryNodes('fragment_text',
+            'profile_key:' + $profile_key + ' AND status:active AND text:' + term, {limit: $cap})
+        YIELD node
+        WHERE node.profile_id = $profile_id
+        RETURN count(node) AS frequency
+    }
+    RETURN term, frequency
+    """,
+)
+CREATE_DREAM = ScopedQuery(
+    "create_dream",
+    """
+    MERGE (d:Dream {profile_id: $profile_id, pair_key: $pair_key})
+      ON CREATE SET d += $fields, d.id = $id, d.profile_key = $profile_key, d.status = 'proposed',
+                    d.created_at = $now, d.updated_at = $now, d.run_id = $run_id
+    WITH d WHERE d.id = $id
+    UNWIND $source_ids AS source_id
+    CALL (d, source_id) {
+        OPTIONAL MATCH (f:SourceFragment {profile_id: $profile_id, id: source_id})
+        OPTIONAL MATCH (x:Fact {profile_id: $profile_id, id: source_id})
+        WITH d, coalesce(f, x) AS source WHERE source IS NOT NULL
+        MERGE (d)-[:DREAMED_FROM]->(source)
+    }
+    RETURN DISTINCT d.id AS id
+    """,
+)
+
+# --- re-evaluation -------------------------------------------------------------------------
+
+OPEN_DREAMS_BATCH = ScopedQuery(
+    "open_dreams_batch",
+    f"""
+    MATCH (d:Dream {{profile_id: $profile_id}})
+    WHERE d.status IN {OPEN_STATUSES} AND d.id > $after
+    WITH d ORDER BY d.id LIMIT $batch
+    OPTIONAL MATCH (d)-[:DREAMED_FROM]->(s)
+    RETURN d.id AS id, d.status AS status, d.source_count AS source_count,
+           [x IN collect(s) | {{id: x.id, status: x.status}}] AS sources
+    """,
+)
+APPLY_EVALUATIONS = ScopedQuery(
+    "apply_evaluations",
+    """
+    UNWIND $updates AS update
+    MATCH (d:Dream {profile_id: $profile_id, id: update.id})
+    SET d.updated_at = CASE WHEN update.status <> d.status THEN $now ELSE d.updated_at END,
+        d.status = update.status, d.last_evaluated_at = $now,
+        d.stale_reason = coalesce(update.reason, d.stale_reason)
+    """,
+)
+
+# --- runs and the per-profile cycle lock ---------------------------------------------------
+
+# Setting a property first takes the profile node's write lock, so two processes that both
+# try to start a cycle are serialised here and the second sees the first one's lease.
+CLAIM_CYCLE_LOCK = ScopedQuery(
+    "claim_cycle_lock",
+    """
+    MERGE (p:Profile {profile_id: $profile_id})
+      ON CREATE SET p.created_at = $now
+    SET p.lock_touched_at = $now
+    WITH p
+    OPTIONAL MATCH (stuck:DreamRun {profile_id: $profile_id, status: 'running'})
+    WHERE stuck.lease_expires_at < $now
+    SET stuck.status = 'interrupted', stuck.completed_at = $now,
+        stuck.error = 'the process running it stopped before it completed (lease expired)'
+    WITH p, count(stuck) AS interrupted
+    RETURN p.cycle_run_id AS holder, p.cycle_lease_expires_at AS lease, interrupted
+    """,
+)
+CREATE_RUN = ScopedQuery(
+    "create_run",
+    """
+    MATCH (p:Profile {profile_id: $profile_id})
+    CREATE (r:DreamRun {profile_id: $profile_id, id: $id, trigger: $trigger, run_date: $run_date,
+                        status: 'running', started_at: $now, lease_expires_at: $lease, late: $late,
+                        phases: '[]'})
+    SET p.cycle_run_id = $id, p.cycle_lease_expires_at = $lease
+    """,
+)
+SAVE_RUN_PROGRESS = ScopedQuery(
+    "save_run_progress",
+    """
+    MATCH (r:DreamRun {profile_id: $profile_id, id: $id})
+    MATCH (p:Profile {profile_id: $profile_id})
+    SET r.phases = $phases, r.lease_expires_at = $lease
+    SET p.cycle_lease_expires_at = CASE WHEN p.cycle_run_id = $id THEN $lease ELSE p.cycle_lease_expires_at END
+    """,
+)
+FINISH_RUN = ScopedQuery(
+    "finish_run",
+    """
+    MATCH (r:DreamRun {profile_id: $profile_id, id: $id})
+    MATCH (p:Profile {profile_id: $profile_id})
+    SET r.status = $status, r.completed_at = $now, r.phases = $phases, r.error = $error
+    SET p.cycle_run_id = CASE WHEN p.cycle_run_id = $id THEN null ELSE p.cycle_run_id END,
+        p.cycle_lease_expires_at = CASE WHEN p.cycle_run_id IS NULL THEN null ELSE p.cycle_lease_expires_at END
+    """,
+)
+LATEST_RUN = ScopedQuery(
+    "latest_run",
+    """
+    MATCH (r:DreamRun {profile_id: $profile_id})
+    WHERE r.started_at IS NOT NULL
+    RETURN r {.*} AS run ORDER BY r.started_at DESC LIMIT 1
+    """,
+)
+PROFILE_SETTINGS = ScopedQuery(
+    "profile_settings",
+    "MATCH (p:Profile {profile_id: $profile_id}) RETURN p {.*} AS profile",
+)
+
+# --- reading and reviewing dreams ----------------------------------------------------------
+
+DREAM_COUNTS = ScopedQuery(
+    "dream_counts",
+    """
+    UNWIND ['proposed', 'reinforced', 'stale', 'rejected', 'promoted'] AS status
+    CALL (status) {
+        MATCH (d:Dream {profile_id: $profile_id, status: status}) RETURN count(d) AS count
+    }
+    RETURN status, count
+    """,
+)
+LIST_DREAMS = ScopedQuery(
+    "list_dreams",
+    """
+    MATCH (d:Dream {profile_id: $profile_id})
+    WHERE ($status IS NULL OR d.status = $status)
+      AND ($before IS NULL OR d.created_at < $before OR (d.created_at = $before AND d.id < $before_id))
+    RETURN d {.id, .hypothesis, .status, .likelihood, .confidence, .created_at, .run_id} AS dream
+    ORDER BY d.created_at DESC, d.id DESC LIMIT $limit
+    """,
+)
+GET_DREAM = ScopedQuery(
+    "get_dream",
+    """
+    MATCH (d:Dream {profile_id: $profile_id, id: $id})
+    OPTIONAL MATCH (d)-[:DREAMED_FROM]->(s)
+    WITH d, collect(s) AS sources
+    OPTIONAL MATCH (d)-[:HAS_FEEDBACK]->(fb)
+    WITH d, sources, fb ORDER BY fb.at
+    RETURN d {.*} AS dream,
+           [s IN sources | {kind: CASE WHEN s:Fact THEN 'fact' WHEN s:Claim THEN 'claim' ELSE 'fragment' END,
+                            id: s.id, text: left(s.text, 200), active: s.status = 'active'}] AS sources,
+           [x IN collect(fb) | x {.at, .decision, .feedback, .from_status, .to_status}] AS feedback
+    """,
+)
+# Writing a property first locks the dream, so concurrent feedback is applied one at a time.
+LOCK_DREAM = ScopedQuery(
+    "lock_dream",
+    """
+    MATCH (d:Dream {profile_id: $profile_id, id: $id})
+    SET d.lock_touched_at = $now
+    RETURN d {.*} AS dream
+    """,
+)
+APPEND_FEEDBACK = ScopedQuery(
+    "append_feedback",
+    """
+    MATCH (d:Dream {profile_id: $profile_id, id: $id})
+    CREATE (fb:DreamFeedback {profile_id: $profile_id, id: $feedback_id, at: $now, decision: $decision,
+                              feedback: $feedback, from_status: d.status, to_status: $to_status})
+    CREATE (d)-[:HAS_FEEDBACK]->(fb)
+    SET d.status = $to_status, d.updated_at = $now
+    """,
+)
+DREAM_EVIDENCE_FRAGMENTS = ScopedQuery(
+    "dream_evidence_fragments",
+    """
+    CALL {
+        MATCH (d:Dream {profile_id: $profile_id, id: $id})-[:DREAMED_FROM]->(s:SourceFragment {profile_id: $profile_id})
+        WHERE s.status = 'active'
+        RETURN s.id AS fragment_id
+      UNION
+        MATCH (d:Dream {profile_id: $profile_id, id: $id})-[:DREAMED_FROM]->(x:Fact {profile_id: $profile_id})
+        MATCH (x)-[:PROMOTED_FROM]->(c:Claim {profile_id: $profile_id})
+        MATCH (c)-[:SUPPORTED_BY]->(s:SourceFragment {profile_id: $profile_id})
+        WHERE s.status = 'active'
+        RETURN s.id AS fragment_id
+    }
+    RETURN collect(fragment_id) AS ids
+    """,
+)
+LINK_FEEDBACK_FRAGMENT = ScopedQuery(
+    "link_feedback_fragment",
+    """
+    MATCH (d:Dream {profile_id: $profile_id, id: $id})
+    MATCH (f:SourceFragment {profile_id: $profile_id, id: $fragment_id})
+    MERGE (d)-[:FEEDBACK_EVIDENCE]->(f)
+    """,
+)

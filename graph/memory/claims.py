@@ -172,9 +172,11 @@ async def promote_claim(
 async def _create_fact(
     tx: ProfileTx, claim: dict[str, Any], rule: PredicateRule, score: float, now: datetime, replaces: str | None
 ) -> Promotion:
-    row = await tx.single(
-        q.CREATE_FACT, claim_id=claim["id"], id=str(uuid.uuid4()), slot=claim["slot"], truth_score=score, now=now
-    )
+    row = await tx.single(q.REVALIDATE_FACT, claim_id=claim["id"], slot=claim["slot"], truth_score=score, now=now)
+    if row is None:
+        row = await tx.single(
+            q.CREATE_FACT, claim_id=claim["id"], id=str(uuid.uuid4()), slot=claim["slot"], truth_score=score, now=now
+        )
     assert row is not None
     fact = FactView(**row["fact"])
     if replaces is not None:

@@ -6,11 +6,11 @@ gives the graph layer its types and MCP clients their output schema.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 MAX_CONTENT_CHARS = 8_000
 MAX_LABELS = 20
@@ -20,6 +20,19 @@ MAX_CLAIMS = 50
 Authority = Literal["primary", "secondary", "other"]
 Modality = Literal["assertion", "belief", "hypothetical", "question", "plan"]
 Polarity = Literal["positive", "negative"]
+
+
+def as_utc(value: datetime | None) -> datetime | None:
+    """A time given without an offset is read as UTC.
+
+    Neo4j stores a naive time as a LocalDateTime, which never compares with a zoned DateTime
+    (the comparison is null), so a naive validity bound would silently hide a fact from every
+    `valid_at` search, and comparing it with an aware one in Python raises.
+    """
+    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
+
+
+UtcDatetime = Annotated[datetime, AfterValidator(as_utc)]
 
 
 class Frozen(BaseModel):
@@ -62,8 +75,8 @@ class ClaimInput(Frozen):
     resolution_conf: float = Field(ge=0, le=1, description="How sure the subject/object were resolved right")
     modality: Modality = "assertion"
     polarity: Polarity = "positive"
-    valid_from: datetime | None = None
-    valid_to: datetime | None = None
+    valid_from: UtcDatetime | None = Field(default=None, description="When it became true; no offset = UTC")
+    valid_to: UtcDatetime | None = Field(default=None, description="When it stopped being true; no offset = UTC")
     supported_by: list[str] = Field(
         default_factory=list, max_length=20, description="Ids of earlier fragments that also support it"
     )

@@ -32,6 +32,7 @@ from graph.memory.models import (
     ClarificationView,
     ConfirmResult,
     FragmentRef,
+    PromotionOutcome,
     RememberResult,
     RetractResult,
 )
@@ -155,6 +156,13 @@ async def _settle_claims(
     return results
 
 
+async def remember_in(
+    tx: ProfileTx, request: RememberRequest, now: datetime, verifier: ClaimVerifier = DEFAULT_VERIFIER
+) -> RememberResult:
+    """remember inside a transaction the caller owns (a promoted dream writes its evidence so)."""
+    return await _remember_in(tx, request, _check_request(request), verifier, now)
+
+
 async def remember(
     graph: ProfileGraph,
     request: RememberRequest,
@@ -202,9 +210,12 @@ async def _confirm_in(
     if decision == "accept_claim":
         overrule = clarification.fact_id if clarification else None
         result = await settle_claim(tx, claim, verifier, now, promote=True, overrule=overrule)
-        if result.fact is None:
+        if result.outcome in (PromotionOutcome.NOT_VALIDATED, PromotionOutcome.GATE_REJECTED):
             # The gates still refuse it: the clarification stays open for another answer.
             return ConfirmResult(claim=result, resolved_clarification_id=None)
+        # Otherwise the answered question is closed, even when the claim was not promoted: the
+        # fact it asked about was replaced meanwhile, so the claim was weighed against the current
+        # one and either lost (rejected) or tied (a new question in `result.clarification`).
     else:
         await tx.run(q.SET_CLAIM_STATE, id=claim_id, fields={"status": ClaimStatus.REJECTED.value})
         result = await settle_claim(tx, {**claim, "status": ClaimStatus.REJECTED.value}, verifier, now, promote=False)

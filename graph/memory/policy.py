@@ -60,6 +60,7 @@ _AO = PredicatePolicy.APPEND_ONLY
 
 # Identity, birth, death and employment are stricter: a wrong value there is both costly and
 # displaces the right one. has_goal accepts plans, which is how goals are usually stated.
+# fmt: off
 _RULES = (
     PredicateRule(
         "works_at", _SC, min_extract_conf=0.85, min_resolution_conf=0.80,
@@ -138,12 +139,20 @@ _RULES = (
                    "mother", "mom", "mum", "father", "dad", "son", "daughter", "child", "friend",
                    "girlfriend", "boyfriend", "cousin", "aunt", "uncle", "colleague"),
     ),
+    # Not in the anchor's table: the proposition a promoted dream puts forward ("A is connected
+    # to B"). Strict on purpose: only independent memories that name both sides can carry it.
+    PredicateRule(
+        "connected_to", _MV, min_extract_conf=0.70, min_resolution_conf=0.60,
+        requires_assertion=False, requires_entailment=True, min_support=2, min_source_quality=1.01,
+        cue_words=(),
+    ),
     PredicateRule(
         "corrected", _AO, min_extract_conf=0.80, min_resolution_conf=0.70,
         requires_assertion=True, requires_entailment=True, min_support=1, min_source_quality=0.50,
         cue_words=("actually", "correction", "correct", "wrong", "mistake", "meant", "instead"),
     ),
 )
+# fmt: on
 
 PREDICATE_RULES: Mapping[str, PredicateRule] = MappingProxyType({rule.predicate: rule for rule in _RULES})
 

@@ -163,6 +163,19 @@ SUPERSEDE_FACT = ScopedQuery(
     SET oc.status = 'superseded'
     """,
 )
+# A fact whose support was retracted comes back to life when its own claim is supported and
+# promoted again, instead of a twin being created beside it and the old one staying stale.
+REVALIDATE_FACT = ScopedQuery(
+    "revalidate_fact",
+    f"""
+    MATCH (f:Fact {{profile_id: $profile_id, slot: $slot}})-[:PROMOTED_FROM]->(c:Claim {{profile_id: $profile_id, id: $claim_id}})
+    WHERE f.status = 'needs_revalidation'
+    WITH f, c ORDER BY f.recorded_at DESC LIMIT 1
+    SET f.status = 'active', f.truth_score = $truth_score, f.revalidated_at = $now,
+        c.status = 'promoted', c.promoted_at = $now
+    RETURN {{{FACT_FIELDS}}} AS fact
+    """,
+)
 UPDATE_FACT_SCORE = ScopedQuery(
     "update_fact_score",
     f"""
@@ -201,7 +214,7 @@ OPEN_CLARIFICATION_FOR_CLAIM = ScopedQuery(
     "open_clarification_for_claim",
     f"""
     MATCH (q:Clarification {{profile_id: $profile_id, claim_id: $claim_id, status: 'open'}})
-    RETURN {CLARIFICATION_FIELDS} AS clarification LIMIT 1
+    RETURN {CLARIFICATION_FIELDS} AS clarification ORDER BY q.created_at DESC LIMIT 1
     """,
 )
 RESOLVE_CLARIFICATION = ScopedQuery(

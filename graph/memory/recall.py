@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal
 
 from graph.access import ProfileGraph, ProfileTx
 from graph.errors import InvalidInputError
 from graph.memory import queries as q
-from graph.memory.models import ClarificationView, Evidence, RecallItem, RecallResult, RelatedDream
+from graph.memory.models import ClarificationView, Evidence, RecallItem, RecallResult, RelatedDream, as_utc
 from graph.text import fulltext_clause
 
 log = logging.getLogger(__name__)
@@ -120,6 +120,8 @@ async def recall(
     graph: ProfileGraph, request: RecallRequest, related_dreams: RelatedDreamsLane | None = None
 ) -> RecallResult:
     terms = _terms(request)
+    # Stored times all carry an offset; a naive bound would compare as null and match nothing.
+    request = replace(request, valid_at=as_utc(request.valid_at), known_at=as_utc(request.known_at))
 
     async def work(tx: ProfileTx) -> tuple[list[RecallItem], list[ClarificationView]]:
         return await _search(tx, request, terms)

@@ -85,10 +85,13 @@ class ClaimVerifier(Protocol):
 
 SELF_SUBJECTS = frozenset({"user", "the user", "me", "i", "self", "myself", "person", "the person"})
 _FIRST_PERSON = frozenset({"i", "i'm", "i've", "i'd", "i'll", "im", "ive", "me", "my", "mine", "myself"})
-_NEGATORS = frozenset(
-    {"not", "no", "never", "cannot", "dont", "doesnt", "didnt", "isnt", "wasnt", "arent", "werent",
-     "havent", "hasnt", "cant", "wont", "stopped", "quit", "former", "formerly"}
-)
+# Chat often drops the apostrophe, hence "dont" and friends; "...n't" forms with it are caught by
+# their ending instead.
+_NEGATOR_TEXT = """
+    not no never cannot stopped quit former formerly
+    dont doesnt didnt isnt wasnt arent werent havent hasnt cant wont
+"""
+_NEGATORS = frozenset(_NEGATOR_TEXT.split())
 # Pairs are checked first so a reason quotes "no longer" rather than a bare "no".
 _LEADING_PAIRS = frozenset({("no", "longer"), ("no", "more"), ("not", "anymore"), ("used", "to")})
 _TRAILING_PAIRS = frozenset({("no", "longer"), ("no", "more"), ("any", "more"), ("not", "anymore")})
@@ -198,7 +201,8 @@ def _has_cue(doc: _Doc, mention: tuple[int, int], terms: _ClaimTerms) -> bool:
     if not terms.cue_set:
         return True
     start, end = mention
-    return any(word in terms.cue_set for word in doc.words[max(0, start - _CUE_CONTEXT) : end + _CUE_CONTEXT + 1])
+    nearby = doc.words[max(0, start - _CUE_CONTEXT) : end + _CUE_CONTEXT + 1]
+    return not terms.cue_set.isdisjoint(nearby)
 
 
 def _nearest_cue_before(doc: _Doc, start: int, cues: frozenset[str]) -> int | None:
@@ -305,6 +309,11 @@ def _verdict_for(reading: _Reading, polarity: Polarity) -> Verdict:
     return Verdict.ENTAILED if affirms == (polarity is Polarity.POSITIVE) else Verdict.CONTRADICTED
 
 
+def _normalized_words(words: Iterable[str]) -> tuple[str, ...]:
+    normalized = (normalize(word) for word in words)
+    return tuple(dict.fromkeys(word for word in normalized if word))
+
+
 def _polarity(value: str) -> Polarity | None:
     wanted = normalize(value)
     return next((polarity for polarity in Polarity if polarity.value == wanted), None)
@@ -320,10 +329,7 @@ class LexicalVerifier:
     name = "lexical-v1"
 
     def __init__(self, cue_words: Mapping[str, Iterable[str]] = CUE_WORDS) -> None:
-        self._cue_words = {
-            predicate: tuple(dict.fromkeys(normalize(word) for word in words if normalize(word)))
-            for predicate, words in cue_words.items()
-        }
+        self._cue_words = {predicate: _normalized_words(words) for predicate, words in cue_words.items()}
 
     def verify(self, claim: ClaimStatement, fragments: Sequence[str]) -> Verification:
         polarity = _polarity(claim.polarity)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from mcp.server.mcpserver import MCPServer
 
 from server.context import AppContext
-from server.tools import memory
+from server.tools import dreaming, memory
 
 
 def register_all(server: MCPServer[AppContext]) -> None:
     memory.register(server)
+    dreaming.register(server)

@@ -44,12 +44,12 @@ def _evidence(
 
 
 def test_table_covers_the_designed_predicates_with_their_policies() -> None:
-    assert set(PREDICATE_RULES) == SINGLE_CURRENT | MULTI_VALUED | {"corrected"}
+    assert set(PREDICATE_RULES) == SINGLE_CURRENT | MULTI_VALUED | {"corrected", "connected_to"}
     for predicate, rule in PREDICATE_RULES.items():
         assert rule.predicate == predicate
         if predicate in SINGLE_CURRENT:
             assert rule.policy is PredicatePolicy.SINGLE_CURRENT
-        elif predicate in MULTI_VALUED:
+        elif predicate in MULTI_VALUED or predicate == "connected_to":
             assert rule.policy is PredicatePolicy.MULTI_VALUED
         else:
             assert rule.policy is PredicatePolicy.APPEND_ONLY
@@ -61,7 +61,12 @@ def test_thresholds_stay_in_the_designed_ranges() -> None:
         assert 0.60 <= rule.min_resolution_conf <= 0.80, rule.predicate
         assert rule.requires_entailment, rule.predicate
         assert rule.min_support >= 1
-        assert rule.min_source_quality in SOURCE_QUALITY_BY_AUTHORITY.values()
+        if rule.predicate == "connected_to":
+            # A dream's proposition: no single source, however good, may carry it.
+            assert rule.min_source_quality > max(SOURCE_QUALITY_BY_AUTHORITY.values())
+            assert rule.min_support >= 2
+        else:
+            assert rule.min_source_quality in SOURCE_QUALITY_BY_AUTHORITY.values()
 
 
 def test_identity_birth_death_and_employment_are_the_strictest() -> None:
@@ -73,14 +78,14 @@ def test_identity_birth_death_and_employment_are_the_strictest() -> None:
 
 def test_assertion_is_required_for_most_predicates_but_goals_may_be_plans() -> None:
     exempt = {p for p, rule in PREDICATE_RULES.items() if not rule.requires_assertion}
-    assert exempt == {"has_goal"}
+    assert exempt == {"has_goal", "connected_to"}
 
 
 def test_cue_words_are_normalised_and_exported_for_the_verifier() -> None:
     for predicate, rule in PREDICATE_RULES.items():
         assert CUE_WORDS[predicate] == rule.cue_words
         assert all(word == normalize(word) and " " not in word for word in rule.cue_words)
-        assert rule.cue_words or predicate == "profile_fact"
+        assert rule.cue_words or predicate in {"profile_fact", "connected_to"}
     assert {"work", "job", "employed", "hired", "joined"} <= set(CUE_WORDS["works_at"])
 
 

@@ -17,9 +17,7 @@ from graph.text import (
     tokens,
 )
 
-LUCENE_SPECIALS = [
-    "+", "-", "&&", "||", "!", "(", ")", "{", "}", "[", "]", "^", '"', "~", "*", "?", ":", "\\", "/",
-]
+LUCENE_SPECIALS = ["&&", "||", *'+-!(){}[]^"~*?:\\/']
 LUCENE_KEYWORDS = ["AND", "OR", "NOT", "TO"]
 NASTY_INPUTS = [
     'title:"foo bar"~2',
@@ -126,7 +124,7 @@ def test_fulltext_query_lowercases_lucene_keywords_into_plain_terms() -> None:
 
 
 def test_fulltext_query_is_none_when_nothing_searchable_remains() -> None:
-    for text in ["", "   ", "+-&&||!(){}[]^\"~*?:\\/", "\u0000"]:
+    for text in ["", "   ", '+-&&||!(){}[]^"~*?:\\/', "\u0000"]:
         assert fulltext_query(text) is None
         assert fulltext_clause("text", text) is None
 

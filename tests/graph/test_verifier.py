@@ -16,8 +16,9 @@ from graph.memory.verifier import (
 VERIFIER: ClaimVerifier = LexicalVerifier()
 
 
-def _verify(obj: str, *fragments: str, predicate: str = "works_at", subject: str = "user",
-            polarity: str = "positive") -> Verification:
+def _verify(
+    obj: str, *fragments: str, predicate: str = "works_at", subject: str = "user", polarity: str = "positive"
+) -> Verification:
     return VERIFIER.verify(ClaimStatement(subject, predicate, obj, polarity), fragments)
 
 

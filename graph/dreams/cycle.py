@@ -1,0 +1,282 @@
+"""The dreaming cycle: reflect, re_evaluate, dream, always in that order.
+
+A cycle first takes the profile's lock in Neo4j (a lease, so a crashed process cannot hold it
+forever) and writes its DreamRun as running; each phase then commits on its own, and the run
+is completed (or marked error with the failing phase) at the end. A crash therefore leaves a
+running run whose lease expires, which the next cycle marks interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from graph.access import ProfileGraph, ProfileTx
+from graph.dreams import queries as q
+from graph.dreams.candidates import find_candidates
+from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig, effective_config
+from graph.dreams.generator import DreamGenerator, LinkGenerator
+from graph.dreams.lifecycle import TRANSITIONS
+from graph.dreams.models import DreamDraft, DreamRun, DreamStatus, Phase, PhaseReport, Trigger
+from graph.errors import CycleAlreadyRunningError, InvalidInputError
+from graph.memory.pipeline import utcnow
+from graph.memory.reflect import read_health
+
+log = logging.getLogger(__name__)
+
+LEASE = timedelta(minutes=15)
+REEVALUATE_BATCH = 200
+ProgressFn = Callable[[float, float, str], Awaitable[None]]
+DEFAULT_GENERATOR: DreamGenerator = LinkGenerator()
+
+
+@dataclass(frozen=True)
+class CycleRequest:
+    trigger: Trigger = "manual"
+    reflect_enabled: bool | None = None
+    reevaluate_enabled: bool | None = None
+    dream_enabled: bool | None = None
+    max_outputs: int | None = None
+    dry_run: bool = False
+    late: bool = False
+
+
+@dataclass(frozen=True)
+class _Plan:
+    run_id: str | None
+    config: DreamingConfig
+    phases: dict[Phase, bool]
+    max_outputs: int
+    run_date: str
+    started_at: datetime
+
+
+def _plan(request: CycleRequest, config: DreamingConfig, now: datetime) -> _Plan:
+    max_outputs = request.max_outputs if request.max_outputs is not None else config.max_outputs
+    if not 1 <= max_outputs <= MAX_OUTPUTS_LIMIT:
+        raise InvalidInputError(f"max_outputs must be 1 to {MAX_OUTPUTS_LIMIT}.")
+
+    def pick(override: bool | None, configured: bool) -> bool:
+        return configured if override is None else override
+
+    phases: dict[Phase, bool] = {
+        "reflect": pick(request.reflect_enabled, config.reflect_enabled),
+        "re_evaluate": pick(request.reevaluate_enabled, config.reevaluate_enabled),
+        "dream": pick(request.dream_enabled, config.dream_enabled),
+    }
+    run_date = now.astimezone(ZoneInfo(config.timezone)).date().isoformat()
+    return _Plan(None, config, phases, max_outputs, run_date, now)
+
+
+async def _claim_lock(tx: ProfileTx, plan: _Plan, request: CycleRequest) -> None:
+    row = await tx.single(q.CLAIM_CYCLE_LOCK, now=plan.started_at)
+    assert row is not None
+    if row["holder"] and row["lease"] and row["lease"] > plan.started_at:
+        raise CycleAlreadyRunningError(row["holder"], row["lease"].isoformat())
+    await tx.run(
+        q.CREATE_RUN,
+        id=plan.run_id,
+        trigger=request.trigger,
+        run_date=plan.run_date,
+        now=plan.started_at,
+        lease=plan.started_at + LEASE,
+        late=request.late,
+    )
+
+
+async def _reflect(tx: ProfileTx, now: datetime) -> dict[str, int]:
+    health = await read_health(tx, limit=1, stale_after_days=None, now=now)
+    return health.counts.model_dump()
+
+
+def _evaluate(dream: dict[str, Any]) -> tuple[DreamStatus, str | None]:
+    """What re-evaluation makes of one open dream, from the state of its sources."""
+    current = DreamStatus(dream["status"])
+    gone = [f"{source['id']} is {source['status']}" for source in dream["sources"] if source["status"] != "active"]
+    missing = (dream["source_count"] or 0) - len(dream["sources"])
+    if missing > 0:
+        gone.append(f"{missing} source(s) deleted")
+    if gone:
+        return DreamStatus.STALE, "sources no longer active: " + "; ".join(gone)
+    if current is DreamStatus.PROPOSED:
+        return DreamStatus.REINFORCED, None
+    return current, None
+
+
+async def _reevaluate_batch(tx: ProfileTx, after: str, now: datetime, apply: bool) -> tuple[list[str], dict[str, int]]:
+    rows = await tx.run(q.OPEN_DREAMS_BATCH, after=after, batch=REEVALUATE_BATCH)
+    counts = {"evaluated": len(rows), "went_stale": 0, "reinforced": 0}
+    updates = []
+    for dream in rows:
+        status, reason = _evaluate(dream)
+        assert status in TRANSITIONS[DreamStatus(dream["status"])] or status == dream["status"]
+        counts["went_stale"] += status is DreamStatus.STALE
+        counts["reinforced"] += status is DreamStatus.REINFORCED and dream["status"] != status
+        updates.append({"id": dream["id"], "status": status.value, "reason": reason})
+    if apply and updates:
+        await tx.run(q.APPLY_EVALUATIONS, updates=updates, now=now)
+    return [dream["id"] for dream in rows], counts
+
+
+async def _reevaluate(graph: ProfileGraph, now: datetime, apply: bool) -> dict[str, int]:
+    """Bounded batches, each its own transaction, so a large backlog never holds one huge one."""
+    totals = {"evaluated": 0, "went_stale": 0, "reinforced": 0}
+    after = ""
+    while True:
+
+        async def batch(tx: ProfileTx, start: str = after) -> tuple[list[str], dict[str, int]]:
+            return await _reevaluate_batch(tx, start, now, apply)
+
+        ids, counts = await (graph.write(batch) if apply else graph.read(batch))
+        for key, value in counts.items():
+            totals[key] += value
+        if len(ids) < REEVALUATE_BATCH:
+            return totals
+        after = ids[-1]
+
+
+def _dream_fields(draft: DreamDraft) -> dict[str, Any]:
+    return {
+        "hypothesis": draft.hypothesis,
+        "what_if": draft.what_if,
+        "possible_outcome": draft.possible_outcome,
+        "rationale": draft.rationale,
+        "likelihood": draft.likelihood,
+        "confidence": draft.confidence,
+        "generator": draft.generator,
+        "shared_terms": draft.shared_terms,
+        "proposition_subject": draft.proposition_subject,
+        "proposition_object": draft.proposition_object,
+        "text": f"{draft.hypothesis} {draft.what_if}",
+        "source_count": len(draft.source_ids),
+    }
+
+
+async def _draft_dreams(
+    graph: ProfileGraph, plan: _Plan, generator: DreamGenerator
+) -> list[DreamDraft]:
+    async def work(tx: ProfileTx) -> list[DreamDraft]:
+        run_number = plan.started_at.toordinal()
+        candidates = await find_candidates(tx, run_number, plan.max_outputs)
+        return generator.propose(
+            candidates.pairs, candidates.document_frequency, candidates.corpus_size, plan.max_outputs
+        )
+
+    return await graph.read(work)
+
+
+async def _store_dreams(graph: ProfileGraph, plan: _Plan, drafts: list[DreamDraft]) -> list[str]:
+    async def work(tx: ProfileTx) -> list[str]:
+        created = []
+        for draft in drafts:
+            row = await tx.single(
+                q.CREATE_DREAM,
+                pair_key=draft.pair_key,
+                fields=_dream_fields(draft),
+                id=str(uuid.uuid4()),
+                run_id=plan.run_id,
+                source_ids=list(draft.source_ids),
+                now=plan.started_at,
+            )
+            if row is not None:
+                created.append(row["id"])
+        return created
+
+    return await graph.write(work)
+
+
+class _Runner:
+    """Runs the enabled phases in order and keeps the DreamRun record current."""
+
+    def __init__(self, graph: ProfileGraph, plan: _Plan, generator: DreamGenerator, progress: ProgressFn | None):
+        self.graph, self.plan, self.generator, self.progress = graph, plan, generator, progress
+        self.reports: list[PhaseReport] = []
+        self.drafts: list[DreamDraft] = []
+
+    @property
+    def dry(self) -> bool:
+        return self.plan.run_id is None
+
+    async def phase(self, name: Phase) -> dict[str, Any]:
+        if name == "reflect":
+            return {"counts": await self.graph.read(lambda tx: _reflect(tx, self.plan.started_at))}
+        if name == "re_evaluate":
+            return {"counts": await _reevaluate(self.graph, self.plan.started_at, apply=not self.dry)}
+        self.drafts = await _draft_dreams(self.graph, self.plan, self.generator)
+        ids = [] if self.dry else await _store_dreams(self.graph, self.plan, self.drafts)
+        return {"counts": {"new_dreams": len(self.drafts) if self.dry else len(ids)}, "dream_ids": ids}
+
+    async def run_all(self) -> str | None:
+        for step, (name, enabled) in enumerate(self.plan.phases.items(), start=1):
+            if not enabled:
+                self.reports.append(PhaseReport(phase=name, ran=False))
+                continue
+            started = time.perf_counter()
+            try:
+                outcome = await self.phase(name)
+            except Exception as error:
+                # Trigger: a phase failed. Why: earlier phases already committed and must stay.
+                # Outcome: the run records the phase and the error; later phases are skipped.
+                log.exception("dreaming phase %s failed for profile %s", name, self.graph.profile_id)
+                self.reports.append(PhaseReport(phase=name, ran=True, error=type(error).__name__))
+                return f"phase {name} failed: {type(error).__name__}: {error}"
+            duration = int((time.perf_counter() - started) * 1000)
+            self.reports.append(PhaseReport(phase=name, ran=True, duration_ms=duration, **outcome))
+            await self._checkpoint()
+            if self.progress is not None:
+                await self.progress(step, 3, f"{name} done")
+        return None
+
+    async def _checkpoint(self) -> None:
+        if self.dry:
+            return
+        phases = json.dumps([report.model_dump() for report in self.reports])
+        lease = utcnow() + LEASE
+        await self.graph.write(lambda tx: tx.run(q.SAVE_RUN_PROGRESS, id=self.plan.run_id, phases=phases, lease=lease))
+
+
+async def run_cycle(
+    graph: ProfileGraph,
+    defaults: DreamingConfig,
+    request: CycleRequest,
+    generator: DreamGenerator = DEFAULT_GENERATOR,
+    progress: ProgressFn | None = None,
+    now: datetime | None = None,
+) -> DreamRun:
+    started = now or utcnow()
+    config = await graph.read(lambda tx: effective_config(tx, defaults))
+    plan = _plan(request, config, started)
+    if not request.dry_run:
+        plan = replace(plan, run_id=str(uuid.uuid4()))
+        await graph.write(lambda tx: _claim_lock(tx, plan, request))
+    runner = _Runner(graph, plan, generator, progress)
+    error: str | None = "the cycle was cancelled"
+    try:
+        error = await runner.run_all()
+    finally:
+        if not request.dry_run:
+            phases = json.dumps([report.model_dump() for report in runner.reports])
+            status = "error" if error else "completed"
+            await graph.write(
+                lambda tx: tx.run(q.FINISH_RUN, id=plan.run_id, status=status, now=utcnow(), phases=phases, error=error)
+            )
+    return DreamRun(
+        run_id=plan.run_id,
+        trigger=request.trigger,
+        run_date=plan.run_date,
+        status="error" if error else "completed",
+        started_at=started,
+        completed_at=utcnow(),
+        late=request.late,
+        phases=runner.reports,
+        error=error,
+        dry_run=request.dry_run,
+        would_create=runner.drafts if request.dry_run else [],
+    )

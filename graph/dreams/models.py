@@ -1,0 +1,132 @@
+"""Dreams, dreaming runs and their results, as returned by the dreaming tools."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import Field
+
+from graph.memory.models import ClaimResult, Frozen
+
+
+class DreamStatus(StrEnum):
+    PROPOSED = "proposed"
+    REINFORCED = "reinforced"
+    STALE = "stale"
+    REJECTED = "rejected"
+    PROMOTED = "promoted"
+
+
+class FeedbackDecision(StrEnum):
+    REINFORCE = "reinforce"
+    STALE = "stale"
+    REJECT = "reject"
+    PROMOTE_CANDIDATE = "promote_candidate"
+
+
+Trigger = Literal["manual", "scheduled"]
+RunStatus = Literal["running", "completed", "error", "interrupted"]
+Phase = Literal["reflect", "re_evaluate", "dream"]
+MAX_FEEDBACK_CHARS = 1_024
+
+
+class DreamSource(Frozen):
+    kind: Literal["fact", "claim", "fragment"]
+    id: str
+    text: str = Field(description="The first 200 characters")
+    active: bool = Field(description="False once retracted, superseded, rejected or deleted")
+
+
+class FeedbackEntry(Frozen):
+    at: datetime
+    decision: FeedbackDecision
+    feedback: str | None
+    from_status: DreamStatus
+    to_status: DreamStatus
+
+
+class DreamDraft(Frozen):
+    """A hypothesis a generator proposes, before it is stored."""
+
+    hypothesis: str
+    what_if: str
+    possible_outcome: str
+    rationale: str
+    likelihood: float = Field(ge=0, le=1)
+    confidence: float = Field(ge=0, le=1)
+    generator: str
+    source_ids: tuple[str, str]
+    pair_key: str
+    shared_terms: list[str]
+    proposition_subject: str
+    proposition_object: str
+
+
+class Dream(Frozen):
+    id: str
+    hypothesis: str
+    what_if: str
+    possible_outcome: str
+    rationale: str
+    likelihood: float
+    confidence: float
+    status: DreamStatus
+    generator: str
+    run_id: str | None
+    created_at: datetime
+    updated_at: datetime
+    last_evaluated_at: datetime | None = None
+    stale_reason: str | None = None
+    sources: list[DreamSource] = Field(default_factory=list)
+    feedback: list[FeedbackEntry] = Field(default_factory=list)
+
+
+class DreamSummary(Frozen):
+    id: str
+    hypothesis: str
+    status: DreamStatus
+    likelihood: float
+    confidence: float
+    created_at: datetime
+    run_id: str | None
+
+
+class DreamPage(Frozen):
+    dreams: list[DreamSummary]
+    next_cursor: str | None = Field(description="Pass back as `cursor` for the next page; null at the end")
+
+
+class PhaseReport(Frozen):
+    phase: Phase
+    ran: bool
+    duration_ms: int | None = None
+    counts: dict[str, int] = Field(default_factory=dict)
+    dream_ids: list[str] = Field(default_factory=list)
+    error: str | None = None
+
+
+class DreamRun(Frozen):
+    run_id: str | None = Field(description="Null for a dry run, which writes nothing")
+    trigger: Trigger
+    run_date: str = Field(description="The local calendar date of the run, in the dreaming time zone")
+    status: RunStatus
+    started_at: datetime
+    completed_at: datetime | None = None
+    late: bool = False
+    phases: list[PhaseReport] = Field(default_factory=list)
+    error: str | None = None
+    dry_run: bool = False
+    would_create: list[DreamDraft] = Field(default_factory=list, description="Dry runs only")
+
+
+class PromotionReport(Frozen):
+    fragment_id: str
+    fragment_created: bool
+    claim: ClaimResult | None = Field(description="Null when the dream states no checkable proposition")
+
+
+class FeedbackResult(Frozen):
+    dream: Dream
+    promotion: PromotionReport | None = None

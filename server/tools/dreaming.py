@@ -1,0 +1,138 @@
+"""Dreaming tools: status, manual cycles, listing, reading and reviewing dreams."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+from zoneinfo import ZoneInfo
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import ToolAnnotations
+from pydantic import BaseModel, Field
+
+from graph.dreams import review
+from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig
+from graph.dreams.cycle import CycleRequest, run_cycle
+from graph.dreams.models import (
+    MAX_FEEDBACK_CHARS,
+    Dream,
+    DreamPage,
+    DreamRun,
+    DreamStatus,
+    FeedbackDecision,
+    FeedbackResult,
+)
+from graph.memory.pipeline import utcnow
+from scheduler.timing import next_due
+from server.context import AppContext
+from server.errors import mapped_errors
+
+Ctx = Context[AppContext, Any]
+
+
+class DreamingStatusResult(BaseModel):
+    config: DreamingConfig
+    latest_run: DreamRun | None
+    next_run_local: datetime | None = Field(description="In the dreaming time zone; null when scheduling is off")
+    next_run_utc: datetime | None
+    counts: dict[str, int] = Field(description="Exact number of dreams per status")
+
+
+def _app(ctx: Ctx) -> AppContext:
+    return ctx.request_context.lifespan_context
+
+
+@mapped_errors
+async def dreaming_status(ctx: Ctx) -> DreamingStatusResult:
+    """Dreaming settings in effect for this profile (and where each came from), the latest run,
+    the next scheduled run, and how many dreams are in each status."""
+    app = _app(ctx)
+    graph = await app.graph_for(write=False)
+    state = await review.overview(graph, app.settings.dreaming_defaults())
+    next_utc = None
+    if state.config.enabled:
+        next_utc = next_due(utcnow(), state.config.start_time_local, state.config.timezone)
+    return DreamingStatusResult(
+        config=state.config,
+        latest_run=state.latest_run,
+        next_run_local=next_utc.astimezone(ZoneInfo(state.config.timezone)) if next_utc else None,
+        next_run_utc=next_utc,
+        counts=state.counts,
+    )
+
+
+@mapped_errors
+async def run_dreaming_cycle(
+    ctx: Ctx,
+    reflect_enabled: Annotated[bool | None, Field(description="Override the reflect phase for this run")] = None,
+    reevaluate_enabled: Annotated[bool | None, Field(description="Override re_evaluate for this run")] = None,
+    dream_enabled: Annotated[bool | None, Field(description="Override the dream phase for this run")] = None,
+    max_outputs: Annotated[int | None, Field(ge=1, le=MAX_OUTPUTS_LIMIT, description="New dreams at most")] = None,
+    dry_run: Annotated[bool, Field(description="Compute everything, write nothing")] = False,
+) -> DreamRun:
+    """Run a dreaming cycle now (even when nightly dreaming is off): reflect on memory health,
+    re-evaluate earlier dreams, and propose new hypotheses linking existing memories.
+
+    Dreams are hypotheses for the person to review, never facts. Only one cycle runs per profile
+    at a time; a second request gets a clear 'already running' error with the running run's id.
+    """
+    app = _app(ctx)
+    graph = await app.graph_for(write=not dry_run)
+    request = CycleRequest(
+        trigger="manual",
+        reflect_enabled=reflect_enabled,
+        reevaluate_enabled=reevaluate_enabled,
+        dream_enabled=dream_enabled,
+        max_outputs=max_outputs,
+        dry_run=dry_run,
+    )
+    return await run_cycle(graph, app.settings.dreaming_defaults(), request, progress=ctx.report_progress)
+
+
+@mapped_errors
+async def list_dreams(
+    ctx: Ctx,
+    status: Annotated[DreamStatus | None, Field(description="Only dreams in this status")] = None,
+    limit: Annotated[int, Field(ge=1, le=review.MAX_LIST_LIMIT)] = 20,
+    cursor: Annotated[str | None, Field(description="next_cursor from the previous page")] = None,
+) -> DreamPage:
+    """Dreams of this profile, newest first, one page at a time."""
+    graph = await _app(ctx).graph_for(write=False)
+    return await review.list_dreams(graph, status, limit, cursor)
+
+
+@mapped_errors
+async def get_dream(ctx: Ctx, dream_id: Annotated[str, Field(min_length=1, max_length=64)]) -> Dream:
+    """One dream in full: its texts, scores, status, sources (and whether each is still active)
+    and every piece of feedback it received."""
+    graph = await _app(ctx).graph_for(write=False)
+    return await review.get_dream(graph, dream_id)
+
+
+@mapped_errors
+async def resolve_dream_feedback(
+    ctx: Ctx,
+    dream_id: Annotated[str, Field(min_length=1, max_length=64)],
+    decision: Annotated[FeedbackDecision, Field(description="reinforce, stale, reject or promote_candidate")],
+    feedback: Annotated[str | None, Field(max_length=MAX_FEEDBACK_CHARS, description="The person's words")] = None,
+) -> FeedbackResult:
+    """Record the person's verdict on a dream. reject is final and the pair is never proposed
+    again; promote_candidate turns the dream into evidence that must pass the normal claim
+    verification and promotion gates: it creates no fact by itself."""
+    graph = await _app(ctx).graph_for(write=True)
+    return await review.resolve_feedback(graph, dream_id, decision, feedback)
+
+
+def register(server: MCPServer[AppContext]) -> None:
+    read_only = ToolAnnotations(read_only_hint=True, idempotent_hint=True)
+    server.add_tool(dreaming_status, annotations=read_only)
+    server.add_tool(
+        run_dreaming_cycle,
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False),
+    )
+    server.add_tool(list_dreams, annotations=read_only)
+    server.add_tool(get_dream, annotations=read_only)
+    server.add_tool(
+        resolve_dream_feedback,
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False),
+    )

@@ -40,7 +40,7 @@ async def resolve_connection(settings: ReverieSettings) -> ConnectionSettings:
             uri=settings.neo4j_uri,
             username=settings.neo4j_username,
             password=settings.neo4j_password or "",
-            database=settings.neo4j_database,
+            database=settings.neo4j_database or None,
         )
     local = LocalNeo4j(settings.reverie_home)
     await anyio.to_thread.run_sync(local.start)

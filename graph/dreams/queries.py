@@ -25,8 +25,8 @@ DREAMS_CITING = ScopedQuery(
     WHERE d.status IN {OPEN_STATUSES}
     WITH d, collect(DISTINCT m.id) AS shared
     MATCH (d)-[:DREAMED_FROM]->(s)
-    RETURN d {{.id, .hypothesis, .status, .likelihood, .confidence, .created_at}} AS dream,
-           shared, collect(s.id) AS source_ids
+    WITH d, shared, collect(s.id) AS source_ids
+    RETURN d {{.id, .hypothesis, .status, .likelihood, .confidence, .created_at}} AS dream, shared, source_ids
     ORDER BY size(shared) DESC, d.confidence DESC, d.created_at DESC
     LIMIT $limit
     """,
@@ -40,8 +40,8 @@ DREAMS_MATCHING = ScopedQuery(
     YIELD node, score
     WHERE node.profile_id = $profile_id
     MATCH (node)-[:DREAMED_FROM]->(s)
-    RETURN node {.id, .hypothesis, .status, .likelihood, .confidence, .created_at} AS dream,
-           collect(s.id) AS source_ids, score
+    WITH node, score, collect(s.id) AS source_ids
+    RETURN node {.id, .hypothesis, .status, .likelihood, .confidence, .created_at} AS dream, source_ids, score
     ORDER BY score DESC
     """,
 )

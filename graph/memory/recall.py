@@ -17,7 +17,7 @@ from graph.access import ProfileGraph, ProfileTx
 from graph.errors import InvalidInputError
 from graph.memory import queries as q
 from graph.memory.models import ClarificationView, Evidence, RecallItem, RecallResult, RelatedDream, as_utc
-from graph.text import fulltext_clause
+from graph.text import STOP_WORDS, fulltext_clause, tokens
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +53,13 @@ def _terms(request: RecallRequest) -> str:
     terms = fulltext_clause("text", request.query)
     if terms is None:
         raise InvalidInputError("query has no searchable words; use a few words about the topic.")
+    if STOP_WORDS.issuperset(tokens(request.query)):
+        # The index's analyzer drops such words, the text clause vanishes from the Lucene query,
+        # and what is left ("this profile, live") would match every memory in no useful order.
+        raise InvalidInputError(
+            "query has no searchable words, only common ones such as 'the' or 'and'; "
+            "use a few words about the topic."
+        )
     return terms
 
 

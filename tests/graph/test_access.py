@@ -90,7 +90,9 @@ async def test_a_clean_write_lands_in_its_own_profile_only(
     assert await graph.read(count) == {"n": 1}
     assert await other_graph.read(count) == {"n": 0}
     records, _, _ = await store.driver.execute_query(
-        "MATCH (n {id: $id}) RETURN n.profile_id AS profile", {"id": marker}, database_=store.settings.database
+        "MATCH (n {id: $id}) RETURN n.profile_id AS profile",
+        {"id": marker},
+        database_=store.settings.database,
     )
     assert [record["profile"] for record in records] == [graph.profile_id]
 
@@ -116,8 +118,16 @@ def shared_request() -> pipeline.RememberRequest:
     return pipeline.RememberRequest(
         content=SHARED_CONTENT,
         claims=[
-            ClaimInput(subject="user", predicate="works_at", object="Acme Robotics", extract_conf=0.9, resolution_conf=0.8),
-            ClaimInput(subject="user", predicate="likes", object="Porto", extract_conf=0.9, resolution_conf=0.8),
+            ClaimInput(
+                subject="user",
+                predicate="works_at",
+                object="Acme Robotics",
+                extract_conf=0.9,
+                resolution_conf=0.8,
+            ),
+            ClaimInput(
+                subject="user", predicate="likes", object="Porto", extract_conf=0.9, resolution_conf=0.8
+            ),
         ],
     )
 
@@ -152,7 +162,9 @@ async def test_two_profiles_with_the_same_content_never_see_each_other(
     assert len(my_ids) == len(their_ids) == 4
     assert not my_ids & their_ids
 
-    only_mine = await pipeline.remember(graph, pipeline.RememberRequest(content="I play the theremin on Sundays."))
+    only_mine = await pipeline.remember(
+        graph, pipeline.RememberRequest(content="I play the theremin on Sundays.")
+    )
 
     for target, own, foreign in ((graph, my_ids, their_ids), (other_graph, their_ids, my_ids)):
         found = await recall(target, RecallRequest(query="Acme Robotics firmware Porto", limit=50))

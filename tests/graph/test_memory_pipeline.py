@@ -541,6 +541,21 @@ async def test_a_retracted_fact_no_longer_appears_in_recall(graph: ProfileGraph)
     assert (await retract(graph, fact.id, "again")).already_retracted is True
 
 
+# --- recall input ----------------------------------------------------------------------------
+
+
+async def test_a_query_of_only_common_words_is_refused_rather_than_matching_everything(
+    graph: ProfileGraph,
+) -> None:
+    await say(graph, "I like jazz a lot.")
+    await say(graph, "I work at Acme Corp.", works_at("Acme Corp"))
+
+    for query in ("AND OR NOT", "the", "it is what it is", "!!! ???"):
+        with pytest.raises(InvalidInputError, match="no searchable words"):
+            await find(graph, query)
+    assert ids(await find(graph, "who likes jazz"), "fragment") != set()
+
+
 # --- concurrency -----------------------------------------------------------------------------
 
 COMPANIES = ["Acme", "Beta", "Gamma", "Delta", "Epsilon", "Zeta", "Theta", "Kappa"]

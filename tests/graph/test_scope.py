@@ -25,7 +25,9 @@ UNSCOPED = {
     "any node to delete": PINNED + "MATCH (n) DETACH DELETE n",
     "unlabelled node carrying the profile": "CREATE (n {profile_id: $profile_id}) RETURN n",
     "any relationship": "MATCH ()-[r]->() WHERE $profile_id IS NOT NULL RETURN r",
-    "any relationship filtered on the relationship": "MATCH ()-[r]->() WHERE r.profile_id = $profile_id RETURN r",
+    "any relationship filtered on the relationship": (
+        "MATCH ()-[r]->() WHERE r.profile_id = $profile_id RETURN r"
+    ),
     "any relationship beside a pinned node": PINNED + "MATCH ()-[r:SUPPORTED_BY]->() DELETE r",
     "fulltext without a profile filter": (
         "CALL db.index.fulltext.queryNodes('fact_text', $terms) YIELD node, score "
@@ -36,8 +38,12 @@ UNSCOPED = {
         "WHERE node.profile_id = $profile_id OR score > 0 RETURN node"
     ),
     "assigning profile_id": PINNED + "MATCH (f:Fact {profile_id: $profile_id}) SET f.profile_id = 'x'",
-    "assigning profile_id from the parameter": "MATCH (f:Fact {profile_id: $profile_id}) SET f.profile_id = $profile_id",
-    "assigning profile_id through a map": "MATCH (f:Fact {profile_id: $profile_id}) SET f += {profile_id: 'x'}",
+    "assigning profile_id from the parameter": (
+        "MATCH (f:Fact {profile_id: $profile_id}) SET f.profile_id = $profile_id"
+    ),
+    "assigning profile_id through a map": (
+        "MATCH (f:Fact {profile_id: $profile_id}) SET f += {profile_id: 'x'}"
+    ),
     "replacing properties with a map holding profile_id": (
         "MATCH (f:Fact {profile_id: $profile_id}) SET f = {text: 'a', profile_id: 'x'}"
     ),
@@ -77,12 +83,14 @@ def test_refusal_names_the_offending_pattern() -> None:
 
 SCOPED = {
     "inline pin and a walk to an unlabelled node": (
-        "MATCH (c:Claim {profile_id: $profile_id})-[:SUPPORTED_BY]->(f) RETURN c.id AS claim, f.id AS fragment"
+        "MATCH (c:Claim {profile_id: $profile_id})-[:SUPPORTED_BY]->(f) "
+        "RETURN c.id AS claim, f.id AS fragment"
     ),
     "WHERE pin": "MATCH (f:Fact) WHERE f.profile_id = $profile_id RETURN f",
     "lower-case keywords": "match (f:Fact) where f.profile_id = $profile_id and f.status = 'active' return f",
     "WHERE pin with an OR inside parentheses": (
-        "MATCH (f:Fact) WHERE f.profile_id = $profile_id AND (f.valid_to IS NULL OR f.valid_to > $at) RETURN f"
+        "MATCH (f:Fact) WHERE f.profile_id = $profile_id "
+        "AND (f.valid_to IS NULL OR f.valid_to > $at) RETURN f"
     ),
     "function calls are not nodes": (
         "MATCH (d:Dream {profile_id: $profile_id}) RETURN count(d) AS dreams, datetime() AS now"
@@ -90,17 +98,23 @@ SCOPED = {
     "walk into a node bound earlier": (
         "MATCH (c:Claim {profile_id: $profile_id}) WITH c MATCH (c)-[:ABOUT]->(x) RETURN x"
     ),
-    "unlabelled start reaching a pinned node": "MATCH (x)-[:SUPPORTED_BY]->(f:Fact {profile_id: $profile_id}) RETURN x",
+    "unlabelled start reaching a pinned node": (
+        "MATCH (x)-[:SUPPORTED_BY]->(f:Fact {profile_id: $profile_id}) RETURN x"
+    ),
     "scoped fulltext": (
         "CALL db.index.fulltext.queryNodes('fact_text', $terms) YIELD node, score "
         "WHERE node.profile_id = $profile_id RETURN node.id AS id, score"
     ),
-    "MERGE of the profile node": "MERGE (p:Profile {profile_id: $profile_id}) ON CREATE SET p.created_at = $now",
+    "MERGE of the profile node": (
+        "MERGE (p:Profile {profile_id: $profile_id}) ON CREATE SET p.created_at = $now"
+    ),
     "NULL checks in parentheses": (
         "MATCH (f:Fact {profile_id: $profile_id}) WHERE (f.valid_to IS NULL OR f.x IS NOT NULL) RETURN f"
     ),
     "map projection": "MATCH (f:Fact {profile_id: $profile_id}) RETURN f {.id, .text} AS fact",
-    "pattern text inside a string": "MATCH (f:Fact {profile_id: $profile_id}) RETURN 'MATCH (n) SET n.profile_id = 1' AS s",
+    "pattern text inside a string": (
+        "MATCH (f:Fact {profile_id: $profile_id}) RETURN 'MATCH (n) SET n.profile_id = 1' AS s"
+    ),
 }
 
 

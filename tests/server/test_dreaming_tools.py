@@ -66,3 +66,131 @@ async def test_two_cycles_at_once_give_one_run_and_one_clear_refusal(client: Cli
     assert "already running" in error_text(errors[0])
     ok = structured(next(result for result in results if not result.is_error))
     assert ok["run_id"] in error_text(errors[0])
+
+
+async def first_dream(call: CallTool, **arguments: object) -> dict[str, object]:
+    run = await call("run_dreaming_cycle", **arguments)
+    dream_ids = next(phase for phase in run["phases"] if phase["phase"] == "dream")["dream_ids"]
+    assert dream_ids, run
+    return await call("get_dream", dream_id=dream_ids[0])
+
+
+async def test_a_rejected_pair_never_comes_back(call: CallTool) -> None:
+    await remember_all(call)
+    dream = await first_dream(call, max_outputs=50)
+    rejected_sources = {source["id"] for source in dream["sources"]}  # type: ignore[index, union-attr]
+    resolved = await call("resolve_dream_feedback", dream_id=dream["id"], decision="reject", feedback="not related")
+    assert resolved["dream"]["status"] == "rejected"
+    assert resolved["dream"]["feedback"][0]["decision"] == "reject"
+    for _ in range(2):
+        await call("run_dreaming_cycle", max_outputs=50)
+    page = await call("list_dreams", limit=100)
+    for summary in page["dreams"]:
+        if summary["id"] == dream["id"]:
+            continue
+        full = await call("get_dream", dream_id=summary["id"])
+        assert {source["id"] for source in full["sources"]} != rejected_sources
+
+
+async def test_feedback_follows_the_lifecycle_and_final_states_refuse_changes(
+    client: Client, call: CallTool
+) -> None:
+    await remember_all(call)
+    dream = await first_dream(call)
+    reinforced = await call("resolve_dream_feedback", dream_id=dream["id"], decision="reinforce")
+    again = await call("resolve_dream_feedback", dream_id=dream["id"], decision="reinforce", feedback="still true")
+    assert reinforced["dream"]["status"] == again["dream"]["status"] == "reinforced"
+    assert [entry["decision"] for entry in again["dream"]["feedback"]] == ["reinforce", "reinforce"]
+    await call("resolve_dream_feedback", dream_id=dream["id"], decision="reject")
+    refused = await client.call_tool("resolve_dream_feedback", {"dream_id": dream["id"], "decision": "reinforce"})
+    assert "final" in error_text(refused)
+    after = await call("get_dream", dream_id=dream["id"])
+    assert after["status"] == "rejected" and len(after["feedback"]) == 3
+
+
+async def test_promoting_a_dream_creates_evidence_but_no_fact_without_independent_support(
+    client: Client, call: CallTool
+) -> None:
+    await remember_all(call)
+    dream = await first_dream(call)
+    promoted = await call(
+        "resolve_dream_feedback", dream_id=dream["id"], decision="promote_candidate", feedback="Yes, these belong together."
+    )
+    assert promoted["dream"]["status"] == "promoted"
+    report = promoted["promotion"]
+    assert report["fragment_created"] is True
+    claim = report["claim"]
+    assert claim["predicate"] == "connected_to"
+    assert claim["fact"] is None
+    assert claim["outcome"] in {"not_validated", "gate_rejected"}
+    again = await client.call_tool("resolve_dream_feedback", {"dream_id": dream["id"], "decision": "promote_candidate"})
+    assert "final" in error_text(again)
+    health = await call("reflect_memories")
+    assert health["counts"]["stale_facts"] == 0
+
+
+async def test_retracting_a_source_makes_the_next_cycle_mark_the_dream_stale(call: CallTool) -> None:
+    await remember_all(call)
+    dream = await first_dream(call)
+    source = dream["sources"][0]  # type: ignore[index]
+    await call("retract_memory", id=source["id"], reason="the person said this was wrong")
+    run = await call("run_dreaming_cycle", dream_enabled=False)
+    reevaluation = next(phase for phase in run["phases"] if phase["phase"] == "re_evaluate")
+    assert reevaluation["counts"]["went_stale"] >= 1
+    stale = await call("get_dream", dream_id=dream["id"])
+    assert stale["status"] == "stale"
+    assert source["id"] in stale["stale_reason"]
+    assert not next(s for s in stale["sources"] if s["id"] == source["id"])["active"]
+
+
+async def test_recall_lists_related_dreams_beside_results(call: CallTool) -> None:
+    await remember_all(call)
+    dream = await first_dream(call)
+    source_text = dream["sources"][0]["text"]  # type: ignore[index]
+    found = await call("recall_memory", query=source_text)
+    result_ids = {item["id"] for item in found["results"]}
+    related_ids = {related["dream_id"] for related in found["related_dreams"]}
+    assert dream["id"] in related_ids
+    assert not related_ids & result_ids
+
+
+async def test_dry_run_writes_nothing(call: CallTool) -> None:
+    await remember_all(call)
+    run = await call("run_dreaming_cycle", dry_run=True, max_outputs=3)
+    assert run["run_id"] is None and run["would_create"]
+    status = await call("dreaming_status")
+    assert sum(status["counts"].values()) == 0 and status["latest_run"] is None
+
+
+async def test_list_dreams_pages_newest_first_with_a_cursor(call: CallTool) -> None:
+    await remember_all(call)
+    await call("run_dreaming_cycle", max_outputs=50)
+    everything = await call("list_dreams", limit=100)
+    assert len(everything["dreams"]) >= 3
+    seen = []
+    cursor = None
+    while True:
+        page = await call("list_dreams", limit=2, **({"cursor": cursor} if cursor else {}))
+        seen.extend(dream["id"] for dream in page["dreams"])
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert seen == [dream["id"] for dream in everything["dreams"]]
+
+
+async def test_another_profile_sees_none_of_the_dreams(
+    call: CallTool, neo4j_settings: object, profile_id: str
+) -> None:
+    from server.app import build_server
+    from tests.server.conftest import settings_for
+
+    await remember_all(call)
+    dream = await first_dream(call)
+    other = build_server(settings_for(neo4j_settings, profile_id + "-other"), "stdio")  # type: ignore[arg-type]
+    async with Client(other) as stranger:
+        listed = structured(await stranger.call_tool("list_dreams", {}))
+        assert listed["dreams"] == []
+        assert "No dream" in error_text(await stranger.call_tool("get_dream", {"dream_id": dream["id"]}))
+        refused = await stranger.call_tool("resolve_dream_feedback", {"dream_id": dream["id"], "decision": "reject"})
+        assert error_text(refused)
+    assert (await call("get_dream", dream_id=dream["id"]))["status"] == "proposed"

@@ -1,0 +1,47 @@
+"""The dream transition table, without a database."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph.dreams.lifecycle import TRANSITIONS, next_status
+from graph.dreams.models import DreamStatus, FeedbackDecision
+from graph.errors import InvalidTransitionError
+
+S = DreamStatus
+D = FeedbackDecision
+
+
+@pytest.mark.parametrize(
+    ("current", "decision", "expected"),
+    [
+        (S.PROPOSED, D.REINFORCE, S.REINFORCED),
+        (S.PROPOSED, D.STALE, S.STALE),
+        (S.PROPOSED, D.REJECT, S.REJECTED),
+        (S.PROPOSED, D.PROMOTE_CANDIDATE, S.PROMOTED),
+        (S.REINFORCED, D.REINFORCE, S.REINFORCED),
+        (S.REINFORCED, D.STALE, S.STALE),
+        (S.REINFORCED, D.PROMOTE_CANDIDATE, S.PROMOTED),
+        (S.STALE, D.REINFORCE, S.REINFORCED),
+        (S.STALE, D.REJECT, S.REJECTED),
+    ],
+)
+def test_allowed_moves(current: DreamStatus, decision: FeedbackDecision, expected: DreamStatus) -> None:
+    assert next_status("d1", current, decision) is expected
+
+
+@pytest.mark.parametrize("final", [S.REJECTED, S.PROMOTED])
+@pytest.mark.parametrize("decision", list(D))
+def test_final_states_refuse_every_decision(final: DreamStatus, decision: FeedbackDecision) -> None:
+    with pytest.raises(InvalidTransitionError, match="final"):
+        next_status("d1", final, decision)
+
+
+def test_a_stale_dream_cannot_be_promoted_or_staled_again() -> None:
+    for decision in (D.PROMOTE_CANDIDATE, D.STALE):
+        with pytest.raises(InvalidTransitionError, match="allowed: reinforce, reject"):
+            next_status("d1", S.STALE, decision)
+
+
+def test_every_status_has_a_row() -> None:
+    assert set(TRANSITIONS) == set(DreamStatus)

@@ -1,0 +1,350 @@
+"""The server as hosts reach it: stdio and Streamable HTTP subprocesses, the MCP Inspector CLI,
+the tool metadata hosts read, and a Neo4j that is not there."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from graph.access import GraphStore
+from server.app import build_server
+from server.auth import add_token
+from server.settings import ReverieSettings
+from tests.server.conftest import error_text, structured
+
+pytestmark = pytest.mark.anyio
+
+REVERIE = Path(sys.executable).parent / "reverie"
+MEMORY_TOOLS = {"remember", "recall_memory", "reflect_memories", "confirm_memory", "retract_memory"}
+READ_ONLY_TOOLS = {"recall_memory", "reflect_memories"}
+STARTUP_LIMIT_S = 60.0
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def accepts_connections(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def check_tool_list(tools: dict[str, Any]) -> None:
+    assert set(tools) >= MEMORY_TOOLS
+    for tool in tools.values():
+        assert tool.output_schema, f"{tool.name} has no outputSchema"
+        assert tool.annotations is not None, f"{tool.name} has no annotations"
+
+
+# --- stdio --------------------------------------------------------------------------------
+
+
+async def test_stdio_subprocess_lists_tools_and_remembers(server_env: dict[str, str]) -> None:
+    parameters = StdioServerParameters(command=str(REVERIE), args=["serve"], env=server_env)
+    async with Client(parameters) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        check_tool_list(tools)
+
+        stored = structured(
+            await client.call_tool("remember", {"content": "I keep two beehives on the allotment in Leeds."})
+        )
+        assert stored["fragment"]["created"] is True
+        found = structured(await client.call_tool("recall_memory", {"query": "beehives allotment"}))
+        assert found["query"] == "beehives allotment"
+        [item] = found["results"]
+        assert item["kind"] == "fragment"
+        assert item["id"] == stored["fragment"]["id"]
+        assert item["text"].startswith("I keep two beehives")
+        assert found["related_dreams"] == []
+
+
+# --- tool metadata ------------------------------------------------------------------------
+
+
+async def test_tool_schemas_are_flat_and_annotated(client: Client) -> None:
+    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    check_tool_list(tools)
+    for tool in tools.values():
+        properties = tool.input_schema.get("properties", {})
+        assert list(properties) != ["params"], f"{tool.name} takes one nested params object"
+        assert tool.input_schema.get("type") == "object"
+        assert tool.output_schema is not None and tool.output_schema.get("type") == "object"
+        assert tool.annotations is not None and tool.annotations.read_only_hint is not None, (
+            f"{tool.name} does not say whether it writes"
+        )
+    remember = tools["remember"].input_schema
+    assert remember["required"] == ["content"]
+    assert {"content", "source", "authority", "claims", "idempotency_key"} <= set(remember["properties"])
+    assert tools["recall_memory"].input_schema["required"] == ["query"]
+    read_only = {name for name in MEMORY_TOOLS if tools[name].annotations.read_only_hint}  # type: ignore[union-attr]
+    assert read_only == READ_ONLY_TOOLS
+
+
+async def test_read_only_tools_leave_the_graph_unchanged(
+    client: Client, store: GraphStore, profile_id: str
+) -> None:
+    async def nodes_of_profile() -> int:
+        records, _, _ = await store.driver.execute_query(
+            "MATCH (n {profile_id: $profile}) RETURN count(n) AS n", {"profile": profile_id}
+        )
+        return int(records[0]["n"])
+
+    structured(await client.call_tool("recall_memory", {"query": "anything at all"}))
+    structured(await client.call_tool("reflect_memories", {"stale_after_days": 1}))
+    assert await nodes_of_profile() == 0
+    structured(await client.call_tool("remember", {"content": "I cycle to work every day."}))
+    assert await nodes_of_profile() > 0
+
+
+# --- Streamable HTTP ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HttpServer:
+    url: str
+    write_token: str
+    read_token: str
+    other_profile_token: str
+
+
+@pytest.fixture
+def http_server(server_env: dict[str, str], profile_id: str, tmp_path: Path) -> Iterator[HttpServer]:
+    tokens = tmp_path / "tokens.json"
+    write = add_token(tokens, profile_id, ["read", "write"], name="rw")
+    read = add_token(tokens, profile_id, ["read"], name="ro")
+    other = add_token(tokens, f"{profile_id}-other", ["read", "write"], name="other")
+    port = free_port()
+    env = {**server_env, "REVERIE_TOKENS_FILE": str(tokens), "REVERIE_HOME": str(tmp_path / "home")}
+    log_path = tmp_path / "server.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [str(REVERIE), "serve", "--transport", "http", "--host", "127.0.0.1", "--port", str(port)],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + STARTUP_LIMIT_S
+        while not accepts_connections(port):
+            if process.poll() is not None:
+                pytest.fail(f"server exited with {process.returncode}:\n{log_path.read_text()}")
+            if time.monotonic() > deadline:
+                pytest.fail(
+                    f"server did not accept connections within {STARTUP_LIMIT_S}s:\n{log_path.read_text()}"
+                )
+            time.sleep(0.1)
+        yield HttpServer(f"http://127.0.0.1:{port}/mcp", write.token, read.token, other.token)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def http_client(token: str) -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30, read=300)
+    )
+
+
+async def test_http_with_a_write_token_lists_remembers_and_recalls(http_server: HttpServer) -> None:
+    async with (
+        http_client(http_server.write_token) as http,
+        Client(streamable_http_client(http_server.url, http_client=http)) as client,
+    ):
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        check_tool_list(tools)
+        stored = structured(await client.call_tool("remember", {"content": "My sister Ines lives in Porto."}))
+        found = structured(await client.call_tool("recall_memory", {"query": "sister Porto"}))
+        assert [item["id"] for item in found["results"]] == [stored["fragment"]["id"]]
+
+    # Another profile's token reaches the same server but none of this profile's memories.
+    async with (
+        http_client(http_server.other_profile_token) as http,
+        Client(streamable_http_client(http_server.url, http_client=http)) as client,
+    ):
+        found = structured(await client.call_tool("recall_memory", {"query": "sister Porto"}))
+        assert found["results"] == []
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "reverie-tests", "version": "0"},
+    },
+}
+
+
+@pytest.mark.parametrize("authorization", [None, "Bearer not-a-token-of-this-server", "Basic dXNlcjpwYXNz"])
+async def test_http_without_a_valid_token_gets_401(
+    http_server: HttpServer, authorization: str | None
+) -> None:
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    if authorization is not None:
+        headers["Authorization"] = authorization
+    async with httpx2.AsyncClient(timeout=30) as http:
+        response = await http.post(http_server.url, json=INITIALIZE, headers=headers)
+    assert response.status_code == 401
+    assert response.headers.get("www-authenticate", "").startswith("Bearer")
+
+
+async def test_http_read_only_token_recalls_but_cannot_remember(http_server: HttpServer) -> None:
+    async with (
+        http_client(http_server.read_token) as http,
+        Client(streamable_http_client(http_server.url, http_client=http)) as client,
+    ):
+        found = structured(await client.call_tool("recall_memory", {"query": "anything"}))
+        assert found["results"] == []
+        refused = error_text(await client.call_tool("remember", {"content": "I moved to Glasgow in May."}))
+        assert "'write' scope" in refused
+        health = structured(await client.call_tool("reflect_memories", {}))
+        assert health["counts"]["candidate_claims"] == 0
+
+    async with (
+        http_client(http_server.write_token) as http,
+        Client(streamable_http_client(http_server.url, http_client=http)) as client,
+    ):
+        found = structured(await client.call_tool("recall_memory", {"query": "Glasgow"}))
+        assert found["results"] == [], "the refused remember wrote something"
+
+
+@pytest.mark.parametrize("tokens_file", [None, "missing.json"])
+def test_http_on_a_public_address_without_tokens_is_refused(
+    server_env: dict[str, str], tmp_path: Path, tokens_file: str | None
+) -> None:
+    env = {key: value for key, value in server_env.items() if key != "REVERIE_TOKENS_FILE"}
+    env["REVERIE_HOME"] = str(tmp_path / "home")
+    if tokens_file is not None:
+        env["REVERIE_TOKENS_FILE"] = str(tmp_path / tokens_file)
+    finished = subprocess.run(
+        [str(REVERIE), "serve", "--transport", "http", "--host", "0.0.0.0", "--port", str(free_port())],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert finished.returncode != 0
+    assert "REVERIE_TOKENS_FILE" in finished.stderr
+    assert "Traceback" not in finished.stderr
+    assert not (tmp_path / "home" / "tokens.json").exists()
+
+
+# --- MCP Inspector CLI --------------------------------------------------------------------
+
+
+@pytest.fixture
+def inspector() -> Path:
+    configured = os.environ.get("REVERIE_INSPECTOR")
+    if not configured:
+        pytest.skip("REVERIE_INSPECTOR is unset: run through `make test`, which installs the MCP Inspector")
+    path = Path(configured).expanduser()
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"REVERIE_INSPECTOR={configured} is not an executable; run `make inspector`")
+    return path
+
+
+def run_inspector(
+    inspector: Path, server_env: dict[str, str], *method: str
+) -> subprocess.CompletedProcess[str]:
+    # The inspector starts the server with only HOME, PATH, SHELL, TERM, USER and LOGNAME of its
+    # own environment; everything else must be passed with -e.
+    passed = ["NEO4J_URI", "NEO4J_USERNAME", "NEO4J_PASSWORD", "REVERIE_PROFILE"]
+    env_flags = [flag for name in passed for flag in ("-e", f"{name}={server_env[name]}")]
+    return subprocess.run(
+        [str(inspector), "--cli", str(REVERIE), "serve", *env_flags, *method],
+        env=server_env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def inspector_call(inspector: Path, server_env: dict[str, str], tool: str, argument: str) -> Any:
+    """Call one tool through the inspector; returns its exit code and the result it printed."""
+    finished = run_inspector(
+        inspector, server_env, "--method", "tools/call", "--tool-name", tool, "--tool-arg", argument
+    )
+    assert finished.stdout, finished.stderr
+    return finished.returncode, json.loads(finished.stdout)
+
+
+def test_inspector_cli_lists_and_calls_tools(inspector: Path, server_env: dict[str, str]) -> None:
+    listed = run_inspector(inspector, server_env, "--method", "tools/list")
+    assert listed.returncode == 0, listed.stderr
+    names = {tool["name"] for tool in json.loads(listed.stdout)["tools"]}
+    assert names >= MEMORY_TOOLS
+
+    code, result = inspector_call(inspector, server_env, "recall_memory", "query=anything")
+    assert code == 0
+    assert result["structuredContent"]["results"] == []
+
+    code, stored = inspector_call(inspector, server_env, "remember", "content=I keep bees on the roof")
+    assert code == 0
+    code, found = inspector_call(inspector, server_env, "recall_memory", "query=bees")
+    assert code == 0
+    fragment_id = stored["structuredContent"]["fragment"]["id"]
+    assert [item["id"] for item in found["structuredContent"]["results"]] == [fragment_id]
+
+
+def test_inspector_cli_reports_a_tool_error(inspector: Path, server_env: dict[str, str]) -> None:
+    code, result = inspector_call(inspector, server_env, "recall_memory", "query=!!!")
+    assert code == 5
+    assert result["isError"] is True
+    assert "no searchable words" in result["content"][0]["text"]
+
+
+# --- Neo4j unreachable --------------------------------------------------------------------
+
+
+async def test_unreachable_neo4j_still_starts_and_explains_each_call(profile_id: str) -> None:
+    closed = free_port()  # bound and released: nothing listens there
+    uri = f"bolt://127.0.0.1:{closed}"
+    settings = ReverieSettings(neo4j_uri=uri, neo4j_password="x", reverie_profile=profile_id)
+    started = time.perf_counter()
+    async with Client(build_server(settings, "stdio")) as client:
+        startup = time.perf_counter() - started
+        tools = {tool.name for tool in (await client.list_tools()).tools}
+        assert tools >= MEMORY_TOOLS
+
+        began = time.perf_counter()
+        recall_error = error_text(await client.call_tool("recall_memory", {"query": "anything"}))
+        recall_s = time.perf_counter() - began
+        began = time.perf_counter()
+        remember_error = error_text(await client.call_tool("remember", {"content": "Written while down."}))
+        remember_s = time.perf_counter() - began
+    print(f"\nunreachable Neo4j: startup {startup:.2f}s, recall {recall_s:.2f}s, remember {remember_s:.2f}s")
+    for message in (recall_error, remember_error):
+        assert uri in message
+        assert "cannot be reached" in message
+        assert "reverie neo4j start" in message
+        assert "NEO4J_URI" in message
+        assert "internal error" not in message

@@ -8,8 +8,10 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 
+from graph.errors import ReverieError
 from graph.localdb import LocalNeo4j, LocalNeo4jError
 from server.auth import TokenFileError, TokenGrant, add_token, load_token_file
+from server.operator import add_dream_parser
 from server.settings import ReverieSettings, SettingsError, load_settings
 
 log = logging.getLogger("reverie")
@@ -127,6 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     token.add_argument("--scopes", default="read,write", help="read, or read,write (default)")
     token.add_argument("--name", default=None, help="a label for the token")
     token.set_defaults(handler=cmd_token)
+
+    add_dream_parser(commands)
     return parser
 
 
@@ -140,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     handler: Callable[[argparse.Namespace], None] = args.handler
     try:
         handler(args)
-    except (CommandError, SettingsError, LocalNeo4jError, TokenFileError) as error:
+    except (CommandError, SettingsError, LocalNeo4jError, TokenFileError, ReverieError) as error:
         print(f"reverie: {error}", file=sys.stderr)
         raise SystemExit(2) from None
     except KeyboardInterrupt:

@@ -142,7 +142,9 @@ async def test_same_idempotency_key_returns_the_original_fragment(graph: Profile
     assert ids(await find(graph, "Different words"), "fragment") == set()
 
 
-async def test_same_content_modulo_case_and_whitespace_is_a_content_hash_duplicate(graph: ProfileGraph) -> None:
+async def test_same_content_modulo_case_and_whitespace_is_a_content_hash_duplicate(
+    graph: ProfileGraph,
+) -> None:
     first = await say(graph, "I like jazz a lot.")
     again = await say(graph, "  i LIKE   jazz\n a lot.  ")
 
@@ -196,7 +198,10 @@ async def test_one_secondary_source_fails_the_evidence_gate_until_a_second_resta
     assert await active_objects(graph) == []
 
     second = await say(
-        graph, "Payslip from Acme Corp: my employer pays me monthly.", works_at("Acme Corp"), authority="secondary"
+        graph,
+        "Payslip from Acme Corp: my employer pays me monthly.",
+        works_at("Acme Corp"),
+        authority="secondary",
     )
 
     [restated] = second.claims
@@ -217,7 +222,9 @@ async def test_low_extract_confidence_names_the_extract_confidence_gate(graph: P
 
 
 async def test_plan_modality_names_the_modality_gate(graph: ProfileGraph) -> None:
-    result = await say(graph, "I plan to work at Acme Corp next year.", works_at("Acme Corp", modality="plan"))
+    result = await say(
+        graph, "I plan to work at Acme Corp next year.", works_at("Acme Corp", modality="plan")
+    )
 
     [claim] = result.claims
     assert claim.outcome is PromotionOutcome.GATE_REJECTED
@@ -358,7 +365,9 @@ async def test_a_stronger_claim_supersedes_directly(graph: ProfileGraph) -> None
     old = await say(graph, "I work at Acme Corp.", works_at("Acme Corp"), now=at(0))
     assert old.claims[0].fact is not None
 
-    new = await say(graph, "I work at Beta Labs.", works_at("Beta Labs", extract=0.95, resolution=0.9), now=at(10))
+    new = await say(
+        graph, "I work at Beta Labs.", works_at("Beta Labs", extract=0.95, resolution=0.9), now=at(10)
+    )
 
     [claim] = new.claims
     assert claim.outcome is PromotionOutcome.PROMOTED
@@ -443,7 +452,9 @@ async def test_accepting_a_question_whose_fact_lost_to_a_stronger_one_closes_it(
     [beta] = (await say(graph, "I work at Beta Labs.", works_at("Beta Labs"), now=at(1))).claims
     assert beta.clarification is not None
     [gamma] = (
-        await say(graph, "I work at Gamma Inc.", works_at("Gamma Inc", extract=0.95, resolution=0.9), now=at(2))
+        await say(
+            graph, "I work at Gamma Inc.", works_at("Gamma Inc", extract=0.95, resolution=0.9), now=at(2)
+        )
     ).claims
     assert gamma.outcome is PromotionOutcome.PROMOTED
 
@@ -565,7 +576,10 @@ async def test_concurrent_equal_claims_leave_one_active_fact_and_questions_for_t
     graph: ProfileGraph,
 ) -> None:
     results = await asyncio.gather(
-        *(say(graph, f"I work at {company} Industries.", works_at(f"{company} Industries")) for company in COMPANIES)
+        *(
+            say(graph, f"I work at {company} Industries.", works_at(f"{company} Industries"))
+            for company in COMPANIES
+        )
     )
 
     outcomes = Counter(result.claims[0].outcome for result in results)
@@ -578,7 +592,9 @@ async def test_concurrent_equal_claims_leave_one_active_fact_and_questions_for_t
     assert {q.fact_id for q in reflection.clarifications} == {winner.claims[0].fact.id}  # type: ignore[union-attr]
 
 
-async def test_concurrent_claims_of_different_strength_leave_the_strongest_active(graph: ProfileGraph) -> None:
+async def test_concurrent_claims_of_different_strength_leave_the_strongest_active(
+    graph: ProfileGraph,
+) -> None:
     # Every score differs by far more than the 0.001 tie tolerance, so whatever the commit order,
     # each promotion either supersedes a weaker fact or is rejected by a stronger one.
     strengths = {company: 0.86 + 0.015 * rank for rank, company in enumerate(COMPANIES)}
@@ -597,7 +613,9 @@ async def test_concurrent_claims_of_different_strength_leave_the_strongest_activ
 
 
 async def test_concurrent_identical_content_leaves_one_fragment(graph: ProfileGraph) -> None:
-    likes_jazz = ClaimInput(subject="user", predicate="likes", object="jazz", extract_conf=0.9, resolution_conf=0.9)
+    likes_jazz = ClaimInput(
+        subject="user", predicate="likes", object="jazz", extract_conf=0.9, resolution_conf=0.9
+    )
 
     results = await asyncio.gather(*(say(graph, "I really love jazz.", likes_jazz) for _ in range(5)))
 
@@ -612,7 +630,9 @@ async def test_concurrent_identical_content_leaves_one_fragment(graph: ProfileGr
 # --- isolation -------------------------------------------------------------------------------
 
 
-async def test_another_profile_sees_nothing_of_this_one(graph: ProfileGraph, other_graph: ProfileGraph) -> None:
+async def test_another_profile_sees_nothing_of_this_one(
+    graph: ProfileGraph, other_graph: ProfileGraph
+) -> None:
     first = await say(graph, "I work at Acme Corp.", works_at("Acme Corp"), idempotency_key="k1")
     second = await say(graph, "I work at Beta Labs.", works_at("Beta Labs"))
     claim = second.claims[0]

@@ -1,0 +1,129 @@
+"""`reverie dream ...`: the dreaming tools for operators, on the command line.
+
+Each command opens the graph like the server does, calls the same `graph/` function the MCP
+tool calls, and prints readable text, or the tool's JSON with --json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+from pydantic import BaseModel
+
+from graph.access import GraphStore, ProfileGraph
+from graph.dreams import review
+from graph.dreams.cycle import CycleRequest, run_cycle
+from graph.dreams.models import Dream, DreamPage, DreamRun, DreamStatus, FeedbackDecision, FeedbackResult
+from graph.errors import InvalidInputError
+from graph.schema import ensure_schema
+from server.settings import ReverieSettings, load_settings
+
+Action = Callable[[ProfileGraph, ReverieSettings, argparse.Namespace], Awaitable[BaseModel]]
+
+
+async def _run(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
+    request = CycleRequest(max_outputs=args.max_outputs, dry_run=args.dry_run)
+    return await run_cycle(graph, settings.dreaming_defaults(), request)
+
+
+async def _status(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
+    return await review.overview(graph, settings.dreaming_defaults())
+
+
+async def _list(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
+    status = DreamStatus(args.status) if args.status else None
+    return await review.list_dreams(graph, status, args.limit, args.cursor)
+
+
+async def _show(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
+    return await review.get_dream(graph, args.dream_id)
+
+
+async def _resolve(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
+    return await review.resolve_feedback(graph, args.dream_id, FeedbackDecision(args.decision), args.feedback)
+
+
+ACTIONS: dict[str, Action] = {"run": _run, "status": _status, "list": _list, "show": _show, "resolve": _resolve}
+
+
+def _describe_dream(dream: Dream) -> str:
+    lines = [
+        f"{dream.id}  [{dream.status}]  likelihood {dream.likelihood:.2f}  confidence {dream.confidence:.2f}",
+        f"  hypothesis: {dream.hypothesis}",
+        f"  what if:    {dream.what_if}",
+        f"  outcome:    {dream.possible_outcome}",
+        f"  rationale:  {dream.rationale}",
+    ]
+    lines += [f"  source {s.kind} {s.id} ({'active' if s.active else 'inactive'}): {s.text}" for s in dream.sources]
+    lines += [f"  feedback {f.at:%Y-%m-%d %H:%M} {f.decision}: {f.feedback or ''}" for f in dream.feedback]
+    return "\n".join(lines)
+
+
+def _describe_run(run: DreamRun) -> str:
+    lines = [f"run {run.run_id or '(dry run)'} {run.status} on {run.run_date} ({run.trigger})"]
+    for phase in run.phases:
+        counts = ", ".join(f"{name} {value}" for name, value in phase.counts.items())
+        lines.append(f"  {phase.phase}: {'ran' if phase.ran else 'off'} {counts} {phase.error or ''}".rstrip())
+    lines += [f"  would create: {draft.hypothesis}" for draft in run.would_create]
+    if run.error:
+        lines.append(f"  error: {run.error}")
+    return "\n".join(lines)
+
+
+def describe(result: BaseModel) -> str:
+    if isinstance(result, Dream):
+        return _describe_dream(result)
+    if isinstance(result, FeedbackResult):
+        return _describe_dream(result.dream)
+    if isinstance(result, DreamRun):
+        return _describe_run(result)
+    if isinstance(result, DreamPage):
+        rows = [f"{d.id}  [{d.status}]  {d.created_at:%Y-%m-%d %H:%M}  {d.hypothesis}" for d in result.dreams]
+        return "\n".join(rows + ([f"next page: --cursor {result.next_cursor}"] if result.next_cursor else []))
+    if isinstance(result, review.DreamingOverview):
+        counts = ", ".join(f"{status} {count}" for status, count in result.counts.items())
+        latest = _describe_run(result.latest_run) if result.latest_run else "no run yet"
+        return f"config: {result.config.model_dump_json()}\ndreams: {counts}\nlatest: {latest}"
+    return result.model_dump_json(indent=2)
+
+
+async def _execute(args: argparse.Namespace) -> BaseModel:
+    from server.app import resolve_connection
+
+    settings = load_settings()
+    store = GraphStore.connect(await resolve_connection(settings))
+    try:
+        await ensure_schema(store.driver, store.settings.database)
+        return await ACTIONS[args.action](store.profile(args.profile), settings, args)
+    finally:
+        await store.close()
+
+
+def cmd_dream(args: argparse.Namespace) -> None:
+    if args.action in ("show", "resolve") and not args.dream_id:
+        raise InvalidInputError(f"`reverie dream {args.action}` needs a dream id: reverie dream {args.action} ID")
+    if args.action == "resolve" and not args.decision:
+        raise InvalidInputError("`reverie dream resolve` needs --decision reinforce|stale|reject|promote_candidate")
+    result = anyio.run(_execute, args)
+    payload: Any = result.model_dump(mode="json")
+    print(json.dumps(payload, indent=2) if args.json else describe(result))
+
+
+def add_dream_parser(commands: Any) -> None:
+    dream = commands.add_parser("dream", help="run and review dreams of one profile")
+    dream.add_argument("action", choices=sorted(ACTIONS))
+    dream.add_argument("dream_id", nargs="?", help="for show and resolve")
+    dream.add_argument("--profile", required=True)
+    dream.add_argument("--json", action="store_true", help="print JSON instead of text")
+    dream.add_argument("--max-outputs", type=int, default=None, help="run: new dreams at most (1 to 50)")
+    dream.add_argument("--dry-run", action="store_true", help="run: compute, write nothing")
+    dream.add_argument("--status", choices=[status.value for status in DreamStatus], help="list: filter")
+    dream.add_argument("--limit", type=int, default=20, help="list: page size")
+    dream.add_argument("--cursor", default=None, help="list: next page")
+    dream.add_argument("--decision", choices=[decision.value for decision in FeedbackDecision], help="resolve")
+    dream.add_argument("--feedback", default=None, help="resolve: the person's words")
+    dream.set_defaults(handler=cmd_dream)

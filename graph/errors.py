@@ -49,6 +49,12 @@ class CycleAlreadyRunningError(ReverieError):
         self.run_id = run_id
 
 
+class AlreadyDreamedError(ReverieError):
+    def __init__(self, run_id: str, scheduled_date: str) -> None:
+        super().__init__(f"The scheduled cycle for {scheduled_date} already ran (run {run_id}).")
+        self.run_id = run_id
+
+
 class GraphUnavailableError(ReverieError):
     def __init__(self, uri: str, detail: str) -> None:
         super().__init__(

@@ -36,12 +36,16 @@ SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE CONSTRAINT fragment_active_hash IF NOT EXISTS FOR (n:SourceFragment) "
     "REQUIRE (n.profile_id, n.active_hash) IS UNIQUE",
     "CREATE CONSTRAINT fact_slot IF NOT EXISTS FOR (n:FactSlot) REQUIRE (n.profile_id, n.slot) IS UNIQUE",
+    # At most one scheduled cycle per profile per local day, whatever the processes or DST do.
+    "CREATE CONSTRAINT dreamrun_scheduled_date IF NOT EXISTS FOR (n:DreamRun) "
+    "REQUIRE (n.profile_id, n.scheduled_date) IS UNIQUE",
     "CREATE CONSTRAINT dream_pair IF NOT EXISTS FOR (n:Dream) REQUIRE (n.profile_id, n.pair_key) IS UNIQUE",
     "CREATE INDEX fragment_created IF NOT EXISTS FOR (n:SourceFragment) ON (n.profile_id, n.created_at)",
     "CREATE INDEX fragment_status IF NOT EXISTS FOR (n:SourceFragment) ON (n.profile_id, n.status)",
-    "CREATE INDEX claim_status IF NOT EXISTS FOR (n:Claim) ON (n.profile_id, n.status)",
+    "CREATE INDEX claim_status_created IF NOT EXISTS FOR (n:Claim) ON (n.profile_id, n.status, n.created_at)",
+    "CREATE INDEX claim_key IF NOT EXISTS FOR (n:Claim) ON (n.profile_id, n.claim_key)",
     "CREATE INDEX claim_slot IF NOT EXISTS FOR (n:Claim) ON (n.profile_id, n.slot)",
-    "CREATE INDEX fact_status IF NOT EXISTS FOR (n:Fact) ON (n.profile_id, n.status)",
+    "CREATE INDEX fact_status_recorded IF NOT EXISTS FOR (n:Fact) ON (n.profile_id, n.status, n.recorded_at)",
     "CREATE INDEX fact_slot_lookup IF NOT EXISTS FOR (n:Fact) ON (n.profile_id, n.slot)",
     "CREATE INDEX clarification_status IF NOT EXISTS FOR (n:Clarification) ON (n.profile_id, n.status)",
     "CREATE INDEX dream_status_created IF NOT EXISTS FOR (n:Dream) ON (n.profile_id, n.status, n.created_at)",
@@ -58,12 +62,18 @@ SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "ON EACH [n.text, n.profile_key, n.status] " + _FULLTEXT_OPTIONS,
 )
 
+# Indexes an earlier version created and a newer one replaced under another name.
+RETIRED_INDEXES: Final[tuple[LiteralString, ...]] = (
+    "DROP INDEX claim_status IF EXISTS",
+    "DROP INDEX fact_status IF EXISTS",
+)
+
 _INDEX_WAIT_S: Final = 120
 
 
 async def ensure_schema(driver: AsyncDriver, database: str | None) -> None:
     """Create what is missing; existing constraints and indexes are left untouched."""
     async with driver.session(database=database) as session:
-        for statement in SCHEMA_STATEMENTS:
+        for statement in RETIRED_INDEXES + SCHEMA_STATEMENTS:
             await session.run(statement)
         await session.run("CALL db.awaitIndexes($seconds)", seconds=_INDEX_WAIT_S)

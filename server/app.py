@@ -17,6 +17,8 @@ from mcp.server.mcpserver import MCPServer
 from graph.access import ConnectionSettings, GraphStore
 from graph.errors import GraphUnavailableError
 from graph.localdb import LocalNeo4j
+from graph.schema import ensure_schema
+from scheduler.nightly import NightlyScheduler
 from server.auth import StaticTokenVerifier, TokenGrant
 from server.context import AppContext, Transport
 from server.settings import ReverieSettings
@@ -54,7 +56,7 @@ async def resolve_connection(settings: ReverieSettings) -> ConnectionSettings:
 
 
 def make_lifespan(
-    settings: ReverieSettings, transport: Transport
+    settings: ReverieSettings, transport: Transport, run_scheduler: bool
 ) -> Callable[[MCPServer[AppContext]], AbstractAsyncContextManager[AppContext]]:
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
@@ -66,9 +68,15 @@ def make_lifespan(
             # Trigger: Neo4j down at start. Why: a host should still see the tools and get a
             # clear error per call. Outcome: schema is retried on the first call that connects.
             log.warning("Starting without a graph: %s", error)
+        scheduler = None
+        if run_scheduler:
+            scheduler = NightlyScheduler(store, settings.dreaming_defaults(), settings.dreaming_concurrency)
+            scheduler.start()
         try:
             yield context
         finally:
+            if scheduler is not None:
+                scheduler.shutdown()
             await store.close()
 
     return lifespan
@@ -79,6 +87,7 @@ def build_server(
     transport: Transport = "stdio",
     grants: list[TokenGrant] | None = None,
     public_url: str = "http://127.0.0.1:8765",
+    run_scheduler: bool = False,
 ) -> MCPServer[AppContext]:
     """The MCP server with every tool registered; HTTP servers also get bearer auth."""
     auth_kwargs: dict[str, object] = {}
@@ -95,8 +104,22 @@ def build_server(
     server: MCPServer[AppContext] = MCPServer(
         name="reverie",
         instructions=INSTRUCTIONS,
-        lifespan=make_lifespan(settings, transport),
+        lifespan=make_lifespan(settings, transport, run_scheduler),
         **auth_kwargs,  # type: ignore[arg-type]
     )
     register_all(server)
     return server
+
+
+async def run_scheduler_forever(settings: ReverieSettings) -> None:
+    """`reverie scheduler`: the nightly scheduler alone, for stdio-only installations."""
+    store = GraphStore.connect(await resolve_connection(settings))
+    scheduler = NightlyScheduler(store, settings.dreaming_defaults(), settings.dreaming_concurrency)
+    try:
+        await ensure_schema(store.driver, store.settings.database)
+        scheduler.start()
+        log.info("Nightly dreaming scheduler running; Ctrl-C stops it.")
+        await anyio.sleep_forever()
+    finally:
+        scheduler.shutdown()
+        await store.close()

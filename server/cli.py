@@ -8,6 +8,8 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 
+import anyio
+
 from graph.errors import ReverieError
 from graph.localdb import LocalNeo4j, LocalNeo4jError
 from server.auth import TokenFileError, TokenGrant, add_token, load_token_file
@@ -72,15 +74,24 @@ def cmd_serve(args: argparse.Namespace) -> None:
     from server.app import build_server
 
     settings = load_settings()
+    # The HTTP server is the long-running process: it runs the scheduler unless told not to.
+    # A stdio server is started per host window, so it only runs one when asked.
+    run_scheduler = args.scheduler if args.scheduler is not None else args.transport == "http"
     if args.transport == "stdio":
-        build_server(settings, "stdio").run("stdio")
+        build_server(settings, "stdio", run_scheduler=run_scheduler).run("stdio")
         return
     grants = _http_grants(settings, args.host)
     url = f"http://{args.host}:{args.port}"
-    server = build_server(settings, "http", grants=grants, public_url=url)
+    server = build_server(settings, "http", grants=grants, public_url=url, run_scheduler=run_scheduler)
     local = next((grant for grant in grants if grant.profile == settings.reverie_profile), grants[0])
     _announce(f"{url}/mcp", local)
     server.run("streamable-http", host=args.host, port=args.port, streamable_http_path="/mcp")
+
+
+def cmd_scheduler(args: argparse.Namespace) -> None:
+    from server.app import run_scheduler_forever
+
+    anyio.run(run_scheduler_forever, load_settings())
 
 
 def cmd_neo4j(args: argparse.Namespace) -> None:
@@ -115,7 +126,16 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=DEFAULT_HTTP_PORT, help="HTTP port (default 8765)")
+    serve.add_argument(
+        "--scheduler",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="run the nightly dreaming scheduler (default: on for http, off for stdio)",
+    )
     serve.set_defaults(handler=cmd_serve)
+
+    scheduler = commands.add_parser("scheduler", help="run only the nightly dreaming scheduler")
+    scheduler.set_defaults(handler=cmd_scheduler)
 
     neo4j = commands.add_parser("neo4j", help="manage the local Neo4j Reverie provisions")
     neo4j.add_argument("action", choices=["install", "start", "stop", "status"])

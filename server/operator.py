@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from graph.access import GraphStore, ProfileGraph
 from graph.dreams import review
+from graph.dreams.config import configure_dreaming
 from graph.dreams.cycle import CycleRequest, run_cycle
 from graph.dreams.models import Dream, DreamPage, DreamRun, DreamStatus, FeedbackDecision, FeedbackResult
 from graph.errors import InvalidInputError
@@ -47,7 +48,28 @@ async def _resolve(graph: ProfileGraph, settings: ReverieSettings, args: argpars
     return await review.resolve_feedback(graph, args.dream_id, FeedbackDecision(args.decision), args.feedback)
 
 
-ACTIONS: dict[str, Action] = {"run": _run, "status": _status, "list": _list, "show": _show, "resolve": _resolve}
+async def _configure(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
+    changes = {name: getattr(args, name) for name in CONFIGURABLE if getattr(args, name) is not None}
+    return await configure_dreaming(graph, settings.dreaming_defaults(), changes)
+
+
+ACTIONS: dict[str, Action] = {
+    "run": _run,
+    "status": _status,
+    "list": _list,
+    "show": _show,
+    "resolve": _resolve,
+    "configure": _configure,
+}
+CONFIGURABLE = (
+    "enabled",
+    "start_time_local",
+    "timezone",
+    "reflect_enabled",
+    "reevaluate_enabled",
+    "dream_enabled",
+    "max_outputs",
+)
 
 
 def _describe_dream(dream: Dream) -> str:
@@ -119,11 +141,16 @@ def add_dream_parser(commands: Any) -> None:
     dream.add_argument("dream_id", nargs="?", help="for show and resolve")
     dream.add_argument("--profile", required=True)
     dream.add_argument("--json", action="store_true", help="print JSON instead of text")
-    dream.add_argument("--max-outputs", type=int, default=None, help="run: new dreams at most (1 to 50)")
+    dream.add_argument("--max-outputs", type=int, default=None, help="run/configure: new dreams at most (1-50)")
     dream.add_argument("--dry-run", action="store_true", help="run: compute, write nothing")
     dream.add_argument("--status", choices=[status.value for status in DreamStatus], help="list: filter")
     dream.add_argument("--limit", type=int, default=20, help="list: page size")
     dream.add_argument("--cursor", default=None, help="list: next page")
     dream.add_argument("--decision", choices=[decision.value for decision in FeedbackDecision], help="resolve")
     dream.add_argument("--feedback", default=None, help="resolve: the person's words")
+    dream.add_argument("--start-time-local", default=None, help="configure: HH:MM local start time")
+    dream.add_argument("--timezone", default=None, help="configure: IANA zone, e.g. America/New_York")
+    for name in ("enabled", "reflect_enabled", "reevaluate_enabled", "dream_enabled"):
+        flag = "--" + name.replace("_", "-")
+        dream.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help="configure")
     dream.set_defaults(handler=cmd_dream)

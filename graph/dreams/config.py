@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field
+from pydantic import Field, ValidationError, field_validator
 
-from graph.access import ProfileTx
+from graph.access import ProfileGraph, ProfileTx
+from graph.errors import InvalidInputError
 from graph.dreams import queries as q
 from graph.memory.models import Frozen
 
@@ -27,6 +29,15 @@ class DreamingConfig(Frozen):
         default_factory=dict, description="Where each value came from: default, environment or profile"
     )
 
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"expected an IANA time zone name such as America/New_York, got {value!r}") from None
+        return value
+
 
 def with_overrides(defaults: DreamingConfig, overrides: dict[str, Any]) -> DreamingConfig:
     values = defaults.model_dump(exclude={"sources"})
@@ -38,8 +49,29 @@ def with_overrides(defaults: DreamingConfig, overrides: dict[str, Any]) -> Dream
     return DreamingConfig(**values, sources=sources)
 
 
+def overrides_of(stored: dict[str, Any]) -> dict[str, Any]:
+    """The dreaming overrides kept on a Profile node, keyed by setting name."""
+    return {key[len(OVERRIDE_PREFIX) :]: value for key, value in stored.items() if key.startswith(OVERRIDE_PREFIX)}
+
+
 async def effective_config(tx: ProfileTx, defaults: DreamingConfig) -> DreamingConfig:
     row = await tx.single(q.PROFILE_SETTINGS)
-    stored = row["profile"] if row else {}
-    overrides = {key[len(OVERRIDE_PREFIX) :]: value for key, value in stored.items() if key.startswith(OVERRIDE_PREFIX)}
-    return with_overrides(defaults, overrides)
+    return with_overrides(defaults, overrides_of(row["profile"] if row else {}))
+
+
+async def configure(tx: ProfileTx, defaults: DreamingConfig, changes: dict[str, Any]) -> DreamingConfig:
+    """Store per-profile overrides (None clears one) after checking the result is valid."""
+    row = await tx.single(q.PROFILE_SETTINGS)
+    current = overrides_of(row["profile"] if row else {})
+    merged = {**current, **changes}
+    try:
+        config = with_overrides(defaults, merged)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        raise InvalidInputError(f"{problem['loc'][0]}: {problem['msg']}. Nothing was changed.") from None
+    await tx.run(q.SET_PROFILE_SETTINGS, settings={f"{OVERRIDE_PREFIX}{k}": v for k, v in changes.items()})
+    return config
+
+
+async def configure_dreaming(graph: ProfileGraph, defaults: DreamingConfig, changes: dict[str, Any]) -> DreamingConfig:
+    return await graph.write(lambda tx: configure(tx, defaults, changes))

@@ -25,7 +25,7 @@ from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig, effective_con
 from graph.dreams.generator import DreamGenerator, LinkGenerator
 from graph.dreams.lifecycle import TRANSITIONS
 from graph.dreams.models import DreamDraft, DreamRun, DreamStatus, Phase, PhaseReport, Trigger
-from graph.errors import CycleAlreadyRunningError, InvalidInputError
+from graph.errors import AlreadyDreamedError, CycleAlreadyRunningError, InvalidInputError
 from graph.memory.pipeline import utcnow
 from graph.memory.reflect import read_health
 
@@ -46,6 +46,8 @@ class CycleRequest:
     max_outputs: int | None = None
     dry_run: bool = False
     late: bool = False
+    # The local date a scheduled run stands for; the graph holds at most one run per such date.
+    scheduled_date: str | None = None
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,7 @@ def _plan(request: CycleRequest, config: DreamingConfig, now: datetime) -> _Plan
         "re_evaluate": pick(request.reevaluate_enabled, config.reevaluate_enabled),
         "dream": pick(request.dream_enabled, config.dream_enabled),
     }
-    run_date = now.astimezone(ZoneInfo(config.timezone)).date().isoformat()
+    run_date = request.scheduled_date or now.astimezone(ZoneInfo(config.timezone)).date().isoformat()
     return _Plan(None, config, phases, max_outputs, run_date, now)
 
 
@@ -80,6 +82,10 @@ async def _claim_lock(tx: ProfileTx, plan: _Plan, request: CycleRequest) -> None
     assert row is not None
     if row["holder"] and row["lease"] and row["lease"] > plan.started_at:
         raise CycleAlreadyRunningError(row["holder"], row["lease"].isoformat())
+    if request.scheduled_date is not None:
+        done = await tx.single(q.SCHEDULED_RUN_ON, scheduled_date=request.scheduled_date)
+        if done is not None:
+            raise AlreadyDreamedError(done["id"], request.scheduled_date)
     await tx.run(
         q.CREATE_RUN,
         id=plan.run_id,
@@ -88,6 +94,7 @@ async def _claim_lock(tx: ProfileTx, plan: _Plan, request: CycleRequest) -> None
         now=plan.started_at,
         lease=plan.started_at + LEASE,
         late=request.late,
+        scheduled_date=request.scheduled_date,
     )
 
 

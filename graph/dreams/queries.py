@@ -202,7 +202,7 @@ CREATE_RUN = ScopedQuery(
     MATCH (p:Profile {profile_id: $profile_id})
     CREATE (r:DreamRun {profile_id: $profile_id, id: $id, trigger: $trigger, run_date: $run_date,
                         status: 'running', started_at: $now, lease_expires_at: $lease, late: $late,
-                        phases: '[]'})
+                        scheduled_date: $scheduled_date, phases: '[]'})
     SET p.cycle_run_id = $id, p.cycle_lease_expires_at = $lease
     """,
 )
@@ -225,6 +225,13 @@ FINISH_RUN = ScopedQuery(
         p.cycle_lease_expires_at = CASE WHEN p.cycle_run_id IS NULL THEN null ELSE p.cycle_lease_expires_at END
     """,
 )
+SCHEDULED_RUN_ON = ScopedQuery(
+    "scheduled_run_on",
+    """
+    MATCH (r:DreamRun {profile_id: $profile_id, scheduled_date: $scheduled_date})
+    RETURN r.id AS id, r.status AS status
+    """,
+)
 LATEST_RUN = ScopedQuery(
     "latest_run",
     """
@@ -236,6 +243,13 @@ LATEST_RUN = ScopedQuery(
 PROFILE_SETTINGS = ScopedQuery(
     "profile_settings",
     "MATCH (p:Profile {profile_id: $profile_id}) RETURN p {.*} AS profile",
+)
+SET_PROFILE_SETTINGS = ScopedQuery(
+    "set_profile_settings",
+    """
+    MERGE (p:Profile {profile_id: $profile_id})
+    SET p += $settings
+    """,
 )
 
 # --- reading and reviewing dreams ----------------------------------------------------------

@@ -75,7 +75,9 @@ def claim_fields(claim: ClaimInput) -> dict[str, Any]:
     }
 
 
-async def upsert_claim(tx: ProfileTx, claim: ClaimInput, fragment_ids: list[str], now: datetime) -> dict[str, Any]:
+async def upsert_claim(
+    tx: ProfileTx, claim: ClaimInput, fragment_ids: list[str], now: datetime
+) -> dict[str, Any]:
     """Reuse the open claim with the same statement, or create it; then link its support."""
     fields = claim_fields(claim)
     row = await tx.single(q.FIND_OPEN_CLAIM, claim_key=fields["claim_key"])
@@ -106,7 +108,10 @@ async def assess_claim(tx: ProfileTx, claim: dict[str, Any], verifier: ClaimVeri
     support = await tx.run(q.CLAIM_SUPPORT, claim_id=claim["id"])
     independent = [row for row in support if DREAM_FEEDBACK_LABEL not in (row["labels"] or [])]
     statement = ClaimStatement(
-        subject=claim["subject"], predicate=claim["predicate"], object=claim["object"], polarity=claim["polarity"]
+        subject=claim["subject"],
+        predicate=claim["predicate"],
+        object=claim["object"],
+        polarity=claim["polarity"],
     )
     verification = verifier.verify(statement, [row["text"] for row in independent])
     evidence = ClaimEvidence(
@@ -134,7 +139,12 @@ class Promotion:
 
 
 async def promote_claim(
-    tx: ProfileTx, claim: dict[str, Any], assessment: Assessment, now: datetime, *, overrule: str | None = None
+    tx: ProfileTx,
+    claim: dict[str, Any],
+    assessment: Assessment,
+    now: datetime,
+    *,
+    overrule: str | None = None,
 ) -> Promotion:
     """Apply the gates and the slot's policy. `overrule` names a fact the person chose to replace."""
     if assessment.verification.verdict is not Verdict.ENTAILED:
@@ -170,18 +180,33 @@ async def promote_claim(
 
 
 async def _create_fact(
-    tx: ProfileTx, claim: dict[str, Any], rule: PredicateRule, score: float, now: datetime, replaces: str | None
+    tx: ProfileTx,
+    claim: dict[str, Any],
+    rule: PredicateRule,
+    score: float,
+    now: datetime,
+    *,
+    replaces: str | None,
 ) -> Promotion:
-    row = await tx.single(q.REVALIDATE_FACT, claim_id=claim["id"], slot=claim["slot"], truth_score=score, now=now)
+    row = await tx.single(
+        q.REVALIDATE_FACT, claim_id=claim["id"], slot=claim["slot"], truth_score=score, now=now
+    )
     if row is None:
         row = await tx.single(
-            q.CREATE_FACT, claim_id=claim["id"], id=str(uuid.uuid4()), slot=claim["slot"], truth_score=score, now=now
+            q.CREATE_FACT,
+            claim_id=claim["id"],
+            id=str(uuid.uuid4()),
+            slot=claim["slot"],
+            truth_score=score,
+            now=now,
         )
     assert row is not None
     fact = FactView(**row["fact"])
     if replaces is not None:
         await tx.run(q.SUPERSEDE_FACT, old_id=replaces, new_id=fact.id, now=now)
-    return Promotion(PromotionOutcome.PROMOTED, fact=fact, superseded_fact_id=replaces, status=ClaimStatus.PROMOTED)
+    return Promotion(
+        PromotionOutcome.PROMOTED, fact=fact, superseded_fact_id=replaces, status=ClaimStatus.PROMOTED
+    )
 
 
 async def _open_clarification(

@@ -68,7 +68,9 @@ class PromotionOutcome(StrEnum):
 class ClaimInput(Frozen):
     """A claim the host extracted from what the person said."""
 
-    subject: str = Field(min_length=1, max_length=200, description="Who or what the claim is about; 'user' = the person")
+    subject: str = Field(
+        min_length=1, max_length=200, description="Who or what the claim is about; 'user' = the person"
+    )
     predicate: str = Field(min_length=1, max_length=64, description="One of the supported predicates")
     object: str = Field(min_length=1, max_length=500, description="The value, e.g. 'Acme Corp'")
     extract_conf: float = Field(ge=0, le=1, description="How sure the extraction is that this was said")
@@ -76,7 +78,9 @@ class ClaimInput(Frozen):
     modality: Modality = "assertion"
     polarity: Polarity = "positive"
     valid_from: UtcDatetime | None = Field(default=None, description="When it became true; no offset = UTC")
-    valid_to: UtcDatetime | None = Field(default=None, description="When it stopped being true; no offset = UTC")
+    valid_to: UtcDatetime | None = Field(
+        default=None, description="When it stopped being true; no offset = UTC"
+    )
     supported_by: list[str] = Field(
         default_factory=list, max_length=20, description="Ids of earlier fragments that also support it"
     )

@@ -70,7 +70,9 @@ def _check_request(request: RememberRequest) -> str:
             f"content has {len(request.content)} characters; the limit is {MAX_CONTENT_CHARS}. "
             "Split it into several remember calls."
         )
-    if len(request.labels) > MAX_LABELS or any(not 0 < len(label) <= MAX_LABEL_CHARS for label in request.labels):
+    if len(request.labels) > MAX_LABELS or any(
+        not 0 < len(label) <= MAX_LABEL_CHARS for label in request.labels
+    ):
         raise InvalidInputError(f"labels: at most {MAX_LABELS}, each 1 to {MAX_LABEL_CHARS} characters.")
     if len(request.claims) > MAX_CLAIMS:
         raise InvalidInputError(f"at most {MAX_CLAIMS} claims per fragment; split the content.")
@@ -95,7 +97,9 @@ async def _find_duplicate(tx: ProfileTx, request: RememberRequest, digest: str) 
     if request.idempotency_key:
         row = await tx.single(q.FIND_FRAGMENT_BY_KEY, key=request.idempotency_key)
         if row:
-            return FragmentRef(id=row["id"], created=False, duplicate_of=row["id"], duplicate_by="idempotency_key")
+            return FragmentRef(
+                id=row["id"], created=False, duplicate_of=row["id"], duplicate_by="idempotency_key"
+            )
     row = await tx.single(q.FIND_FRAGMENT_BY_HASH, hash=digest)
     if row:
         return FragmentRef(id=row["id"], created=False, duplicate_of=row["id"], duplicate_by="content_hash")
@@ -218,7 +222,9 @@ async def _confirm_in(
         # one and either lost (rejected) or tied (a new question in `result.clarification`).
     else:
         await tx.run(q.SET_CLAIM_STATE, id=claim_id, fields={"status": ClaimStatus.REJECTED.value})
-        result = await settle_claim(tx, {**claim, "status": ClaimStatus.REJECTED.value}, verifier, now, promote=False)
+        result = await settle_claim(
+            tx, {**claim, "status": ClaimStatus.REJECTED.value}, verifier, now, promote=False
+        )
     if clarification is not None:
         await tx.run(q.RESOLVE_CLARIFICATION, id=clarification.id, resolution=decision, now=now)
     return ConfirmResult(claim=result, resolved_clarification_id=clarification.id if clarification else None)
@@ -264,7 +270,9 @@ async def _retract_in(tx: ProfileTx, item_id: str, reason: str, now: datetime) -
     )
 
 
-async def retract(graph: ProfileGraph, item_id: str, reason: str, now: datetime | None = None) -> RetractResult:
+async def retract(
+    graph: ProfileGraph, item_id: str, reason: str, now: datetime | None = None
+) -> RetractResult:
     if not reason.strip():
         raise InvalidInputError("reason is empty: say why this memory is withdrawn (kept for the record).")
     moment = now or utcnow()

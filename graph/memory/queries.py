@@ -49,7 +49,8 @@ RETRACT_FRAGMENT = ScopedQuery(
     MATCH (f:SourceFragment {profile_id: $profile_id, id: $id})
     WITH f, f.status = 'retracted' AS already
     SET f.status = 'retracted', f.active_hash = null,
-        f.retracted_at = coalesce(f.retracted_at, $now), f.retract_reason = coalesce(f.retract_reason, $reason)
+        f.retracted_at = coalesce(f.retracted_at, $now),
+        f.retract_reason = coalesce(f.retract_reason, $reason)
     RETURN already
     """,
 )
@@ -57,7 +58,8 @@ RETRACT_FRAGMENT = ScopedQuery(
 CLAIMS_LOSING_SUPPORT = ScopedQuery(
     "claims_losing_support",
     """
-    MATCH (r:SourceFragment {profile_id: $profile_id, id: $id})<-[:SUPPORTED_BY]-(c:Claim {profile_id: $profile_id})
+    MATCH (r:SourceFragment {profile_id: $profile_id, id: $id})
+          <-[:SUPPORTED_BY]-(c:Claim {profile_id: $profile_id})
     WHERE NOT EXISTS {
         MATCH (c)-[:SUPPORTED_BY]->(other:SourceFragment {profile_id: $profile_id})
         WHERE other.status = 'active' }
@@ -106,7 +108,8 @@ LINK_SUPPORT = ScopedQuery(
 CLAIM_SUPPORT = ScopedQuery(
     "claim_support",
     """
-    MATCH (c:Claim {profile_id: $profile_id, id: $claim_id})-[:SUPPORTED_BY]->(f:SourceFragment {profile_id: $profile_id})
+    MATCH (c:Claim {profile_id: $profile_id, id: $claim_id})
+          -[:SUPPORTED_BY]->(f:SourceFragment {profile_id: $profile_id})
     WHERE f.status = 'active'
     RETURN f.id AS id, f.text AS text, f.quality AS quality, f.labels AS labels
     ORDER BY f.created_at
@@ -168,7 +171,8 @@ SUPERSEDE_FACT = ScopedQuery(
 REVALIDATE_FACT = ScopedQuery(
     "revalidate_fact",
     f"""
-    MATCH (f:Fact {{profile_id: $profile_id, slot: $slot}})-[:PROMOTED_FROM]->(c:Claim {{profile_id: $profile_id, id: $claim_id}})
+    MATCH (f:Fact {{profile_id: $profile_id, slot: $slot}})
+          -[:PROMOTED_FROM]->(c:Claim {{profile_id: $profile_id, id: $claim_id}})
     WHERE f.status = 'needs_revalidation'
     WITH f, c ORDER BY f.recorded_at DESC LIMIT 1
     SET f.status = 'active', f.truth_score = $truth_score, f.revalidated_at = $now,
@@ -202,7 +206,8 @@ OPEN_CLARIFICATION = ScopedQuery(
     f"""
     MATCH (c:Claim {{profile_id: $profile_id, id: $claim_id}})
     MATCH (f:Fact {{profile_id: $profile_id, id: $fact_id}})
-    MERGE (q:Clarification {{profile_id: $profile_id, claim_id: $claim_id, fact_id: $fact_id, status: 'open'}})
+    MERGE (q:Clarification {{profile_id: $profile_id, claim_id: $claim_id, fact_id: $fact_id,
+                             status: 'open'}})
       ON CREATE SET q.id = $id, q.question = $question, q.created_at = $now
     MERGE (q)-[:ABOUT_CLAIM]->(c)
     MERGE (q)-[:ABOUT_FACT]->(f)
@@ -259,7 +264,8 @@ CLAIM_EVIDENCE = ScopedQuery(
     "claim_evidence",
     """
     UNWIND $claim_ids AS claim_id
-    MATCH (c:Claim {profile_id: $profile_id, id: claim_id})-[:SUPPORTED_BY]->(f:SourceFragment {profile_id: $profile_id})
+    MATCH (c:Claim {profile_id: $profile_id, id: claim_id})
+          -[:SUPPORTED_BY]->(f:SourceFragment {profile_id: $profile_id})
     RETURN claim_id AS owner_id, f.id AS fragment_id, f.text AS text, f.source AS source,
            f.authority AS authority, f.status AS status
     """,
@@ -268,7 +274,8 @@ FACT_EVIDENCE = ScopedQuery(
     "fact_evidence",
     """
     UNWIND $fact_ids AS fact_id
-    MATCH (x:Fact {profile_id: $profile_id, id: fact_id})-[:PROMOTED_FROM]->(c:Claim {profile_id: $profile_id})
+    MATCH (x:Fact {profile_id: $profile_id, id: fact_id})
+          -[:PROMOTED_FROM]->(c:Claim {profile_id: $profile_id})
     MATCH (c)-[:SUPPORTED_BY]->(f:SourceFragment {profile_id: $profile_id})
     RETURN fact_id AS owner_id, f.id AS fragment_id, f.text AS text, f.source AS source,
            f.authority AS authority, f.status AS status

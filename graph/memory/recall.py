@@ -82,7 +82,9 @@ def _fuse(ranked: dict[Kind, list[dict[str, Any]]], limit: int) -> list[RecallIt
     return items[:limit]
 
 
-async def _ranked_lists(tx: ProfileTx, request: RecallRequest, terms: str) -> dict[Kind, list[dict[str, Any]]]:
+async def _ranked_lists(
+    tx: ProfileTx, request: RecallRequest, terms: str
+) -> dict[Kind, list[dict[str, Any]]]:
     oversample = min(request.limit * 3, 150)
     ranked: dict[Kind, list[dict[str, Any]]] = {}
     for kind, (index, live, historical) in _KINDS.items():
@@ -101,7 +103,9 @@ async def _ranked_lists(tx: ProfileTx, request: RecallRequest, terms: str) -> di
 async def _evidence(tx: ProfileTx, items: list[RecallItem]) -> dict[str, list[Evidence]]:
     claim_ids = [item.id for item in items if item.kind == "claim"]
     fact_ids = [item.id for item in items if item.kind == "fact"]
-    rows = await tx.run(q.CLAIM_EVIDENCE, claim_ids=claim_ids) + await tx.run(q.FACT_EVIDENCE, fact_ids=fact_ids)
+    rows = await tx.run(q.CLAIM_EVIDENCE, claim_ids=claim_ids) + await tx.run(
+        q.FACT_EVIDENCE, fact_ids=fact_ids
+    )
     evidence: dict[str, list[Evidence]] = {}
     for row in rows:
         owner = row.pop("owner_id")
@@ -116,7 +120,9 @@ async def _search(
     if request.include_evidence:
         evidence = await _evidence(tx, items)
         items = [
-            item.model_copy(update={"evidence": evidence.get(item.id, [])}) if item.kind != "fragment" else item
+            item.model_copy(update={"evidence": evidence.get(item.id, [])})
+            if item.kind != "fragment"
+            else item
             for item in items
         ]
     rows = await tx.run(q.CLARIFICATIONS_TOUCHING, ids=[item.id for item in items], limit=request.limit)
@@ -142,4 +148,6 @@ async def recall(
             # Trigger: the optional dreams lane failed. Why: recall must never fail because of
             # it. Outcome: logged with its traceback, and recall returns no related dreams.
             log.exception("related_dreams lane failed; returning recall without it")
-    return RecallResult(query=request.query, results=items, clarifications=clarifications, related_dreams=dreams)
+    return RecallResult(
+        query=request.query, results=items, clarifications=clarifications, related_dreams=dreams
+    )

@@ -19,7 +19,9 @@ from graph.memory.pipeline import utcnow
 MAX_REFLECT_LIMIT = 100
 
 
-async def read_health(tx: ProfileTx, limit: int, stale_after_days: int | None, now: datetime) -> ReflectionResult:
+async def read_health(
+    tx: ProfileTx, limit: int, stale_after_days: int | None, now: datetime
+) -> ReflectionResult:
     """Counts are exact; each list is capped at `limit`, oldest stale facts and newest claims first."""
     cutoff = now - timedelta(days=stale_after_days) if stale_after_days is not None else None
     counts = await tx.single(q.COUNT_HEALTH, cutoff=cutoff)

@@ -11,7 +11,7 @@ from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from graph.dreams import review
-from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig
+from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig, configure_dreaming
 from graph.dreams.cycle import CycleRequest, run_cycle
 from graph.dreams.models import (
     MAX_FEEDBACK_CHARS,
@@ -123,12 +123,46 @@ async def resolve_dream_feedback(
     return await review.resolve_feedback(graph, dream_id, decision, feedback)
 
 
+@mapped_errors
+async def configure_dreaming_tool(
+    ctx: Ctx,
+    enabled: Annotated[bool | None, Field(description="Nightly dreaming for this profile")] = None,
+    start_time_local: Annotated[str | None, Field(description="HH:MM in the profile's time zone")] = None,
+    timezone: Annotated[str | None, Field(description="IANA zone, e.g. Europe/Lisbon")] = None,
+    reflect_enabled: bool | None = None,
+    reevaluate_enabled: bool | None = None,
+    dream_enabled: bool | None = None,
+    max_outputs: Annotated[int | None, Field(ge=1, le=MAX_OUTPUTS_LIMIT)] = None,
+    reset: Annotated[bool, Field(description="Drop every override of this profile first")] = False,
+) -> DreamingConfig:
+    """Set this profile's own dreaming schedule and phases (the caller's profile only).
+    Omitted values keep their current setting; the result shows each value's source."""
+    app = _app(ctx)
+    graph = await app.graph_for(write=True)
+    given = {
+        "enabled": enabled,
+        "start_time_local": start_time_local,
+        "timezone": timezone,
+        "reflect_enabled": reflect_enabled,
+        "reevaluate_enabled": reevaluate_enabled,
+        "dream_enabled": dream_enabled,
+        "max_outputs": max_outputs,
+    }
+    changes = {name: value for name, value in given.items() if value is not None or reset}
+    return await configure_dreaming(graph, app.settings.dreaming_defaults(), changes)
+
+
 def register(server: MCPServer[AppContext]) -> None:
     read_only = ToolAnnotations(read_only_hint=True, idempotent_hint=True)
     server.add_tool(dreaming_status, annotations=read_only)
     server.add_tool(
         run_dreaming_cycle,
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False),
+    )
+    server.add_tool(
+        configure_dreaming_tool,
+        name="configure_dreaming",
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
     )
     server.add_tool(list_dreams, annotations=read_only)
     server.add_tool(get_dream, annotations=read_only)

@@ -199,7 +199,7 @@ async def _schema_names(store: GraphStore) -> tuple[set[str], set[str]]:
 async def test_ensure_schema_is_idempotent(store: GraphStore, neo4j_settings: ConnectionSettings) -> None:
     before = await _schema_names(store)
     indexes, constraints = before
-    assert {"fragment_text", "claim_text", "fact_text", "dream_text", "fact_status"} <= indexes
+    assert {"fragment_text", "claim_text", "fact_text", "dream_text", "fact_status_recorded"} <= indexes
     assert {"profile_unique", "fragment_idempotency", "fact_slot", "dream_pair"} <= constraints
     await ensure_schema(store.driver, neo4j_settings.database)
     await ensure_schema(store.driver, neo4j_settings.database)

@@ -163,7 +163,11 @@ def test_process_check_wants_this_exact_instance_and_no_zombie(tmp_path: Path) -
     argv = [sys.executable, "-c", "import time; time.sleep(60)", MAIN_CLASS, f"--home-dir={home}"]
     proc = subprocess.Popen(argv)
     try:
-        assert is_neo4j_process(proc.pid, home)
+        # Until the child has exec'd, /proc shows the parent's command line: wait for the switch.
+        deadline = time.monotonic() + 10
+        while not is_neo4j_process(proc.pid, home):
+            assert time.monotonic() < deadline, "the child never showed its own command line"
+            time.sleep(0.02)
         assert not is_neo4j_process(proc.pid, tmp_path / "instances" / "default2")
         assert not is_neo4j_process(proc.pid, tmp_path / "instances" / "defaul")
         proc.kill()

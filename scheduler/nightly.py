@@ -1,0 +1,130 @@
+"""The nightly scheduler: decides when each profile dreams; the graph decides what a cycle does.
+
+Every minute (APScheduler interval job) the scheduler looks at every profile whose effective
+dreaming setting is on and runs the ones whose local start time has passed today and that have
+no scheduled run recorded for today's local date. That one rule gives:
+
+- exactly one run per local day, because the date is recorded in the graph under a unique
+  constraint (restarts, a second process and the repeated fall-back hour cannot add one);
+- catch-up after downtime: a process that starts at 09:00 runs the 03:00 cycle once, marked late;
+- a spring-forward start time that does not exist runs at the first valid minute after it;
+- no overlap with a manual run: a held profile lock makes this tick skip, the next tick retries.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Literal
+from zoneinfo import ZoneInfo
+
+import anyio
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.interval import IntervalTrigger
+from neo4j.exceptions import ConstraintError
+
+from graph.access import GraphStore
+from graph.directory import list_profiles
+from graph.dreams.config import DreamingConfig, with_overrides
+from graph.dreams.cycle import CycleRequest, run_cycle
+from graph.errors import AlreadyDreamedError, CycleAlreadyRunningError, ReverieError
+from graph.memory.pipeline import utcnow
+from scheduler.timing import due_at
+
+log = logging.getLogger(__name__)
+
+TICK_SECONDS = 60
+# A run that starts later than this after its due time is recorded as a late catch-up.
+LATE_AFTER = timedelta(minutes=5)
+
+Outcome = Literal["ran", "not_due", "disabled", "already_ran", "busy", "failed"]
+
+
+@dataclass(frozen=True)
+class TickResult:
+    profile_id: str
+    outcome: Outcome
+    run_id: str | None = None
+    late: bool = False
+    detail: str | None = None
+
+
+class NightlyScheduler:
+    def __init__(
+        self,
+        store: GraphStore,
+        defaults: DreamingConfig,
+        concurrency: int = 1,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self._store = store
+        self._defaults = defaults
+        self._limiter = anyio.CapacityLimiter(concurrency)
+        self._clock = clock
+        self._scheduler: AsyncIOScheduler | None = None
+
+    async def tick(self, now: datetime | None = None) -> list[TickResult]:
+        """One pass over all profiles; safe to run from several processes at once."""
+        moment = now or self._clock()
+        results: list[TickResult] = []
+
+        async def visit(profile_id: str, config: DreamingConfig) -> None:
+            async with self._limiter:
+                results.append(await self._visit(profile_id, config, moment))
+
+        async with anyio.create_task_group() as group:
+            for profile_id, overrides in await list_profiles(self._store):
+                group.start_soon(visit, profile_id, with_overrides(self._defaults, overrides))
+        return sorted(results, key=lambda result: result.profile_id)
+
+    async def _visit(self, profile_id: str, config: DreamingConfig, now: datetime) -> TickResult:
+        if not config.enabled:
+            return TickResult(profile_id, "disabled")
+        local_day = now.astimezone(ZoneInfo(config.timezone)).date()
+        due = due_at(local_day, config.start_time_local, config.timezone)
+        if now < due:
+            return TickResult(profile_id, "not_due")
+        late = now - due > LATE_AFTER
+        request = CycleRequest(trigger="scheduled", scheduled_date=local_day.isoformat(), late=late)
+        try:
+            run = await run_cycle(self._store.profile(profile_id), self._defaults, request, now=now)
+        except (AlreadyDreamedError, ConstraintError):
+            return TickResult(profile_id, "already_ran")
+        except CycleAlreadyRunningError as error:
+            # Trigger: a manual cycle holds the profile. Why: cycles must never overlap.
+            # Outcome: skipped now; the next tick tries again until today's run is recorded.
+            return TickResult(profile_id, "busy", detail=str(error))
+        except ReverieError as error:
+            log.warning("scheduled dreaming for %s failed: %s", profile_id, error)
+            return TickResult(profile_id, "failed", detail=str(error))
+        log.info("scheduled dreaming for %s: run %s %s%s", profile_id, run.run_id, run.status, " (late)" * late)
+        return TickResult(profile_id, "ran", run_id=run.run_id, late=late, detail=run.error)
+
+    async def _safe_tick(self) -> None:
+        try:
+            await self.tick()
+        except Exception:
+            # Trigger: an unexpected failure (say Neo4j down). Why: the scheduler must outlive
+            # it. Outcome: logged; the next tick starts afresh.
+            log.exception("scheduler tick failed")
+
+    def start(self) -> None:
+        """Tick now and then every minute, in the running event loop."""
+        scheduler = AsyncIOScheduler(timezone="UTC")
+        scheduler.add_job(
+            self._safe_tick,
+            IntervalTrigger(seconds=TICK_SECONDS),
+            next_run_time=self._clock(),
+            coalesce=True,
+            max_instances=1,
+            misfire_grace_time=TICK_SECONDS,
+        )
+        scheduler.start()
+        self._scheduler = scheduler
+
+    def shutdown(self) -> None:
+        if self._scheduler is not None:
+            self._scheduler.shutdown(wait=False)
+            self._scheduler = None

@@ -1,0 +1,127 @@
+"""The nightly scheduler against the real Neo4j, with a controlled clock."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from graph.access import ConnectionSettings, GraphStore, ProfileGraph
+from graph.dreams.config import DreamingConfig, configure_dreaming
+from graph.dreams.cycle import CycleRequest, run_cycle
+from graph.memory.pipeline import RememberRequest, remember
+from scheduler.nightly import NightlyScheduler, TickResult
+
+pytestmark = pytest.mark.anyio
+
+DEFAULTS = DreamingConfig(enabled=False, timezone="UTC")
+NY = "America/New_York"
+
+
+def at(*parts: int) -> datetime:
+    return datetime(*parts, tzinfo=UTC)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+async def nightly(graph: ProfileGraph) -> AsyncIterator[ProfileGraph]:
+    """This test's profile, with a memory and nightly dreaming on in New York at 03:00."""
+    await remember(graph, RememberRequest(content="I walk the dog along the Hudson every morning."))
+    await configure_dreaming(graph, DEFAULTS, {"enabled": True, "timezone": NY, "start_time_local": "03:00"})
+    yield graph
+    await configure_dreaming(graph, DEFAULTS, {"enabled": False})
+
+
+def mine(results: list[TickResult], profile_id: str) -> TickResult:
+    return next(result for result in results if result.profile_id == profile_id)
+
+
+async def outcomes(scheduler: NightlyScheduler, profile_id: str, *moments: datetime) -> list[str]:
+    return [mine(await scheduler.tick(moment), profile_id).outcome for moment in moments]
+
+
+async def test_three_am_new_york_runs_once_at_eight_utc_in_winter(store: GraphStore, nightly: ProfileGraph) -> None:
+    scheduler = NightlyScheduler(store, DEFAULTS)
+    seen = await outcomes(
+        scheduler, nightly.profile_id, at(2026, 1, 15, 7, 59), at(2026, 1, 15, 8, 0), at(2026, 1, 15, 8, 1)
+    )
+    assert seen == ["not_due", "ran", "already_ran"]
+
+
+async def test_three_am_new_york_runs_at_seven_utc_in_summer(store: GraphStore, nightly: ProfileGraph) -> None:
+    scheduler = NightlyScheduler(store, DEFAULTS)
+    seen = await outcomes(scheduler, nightly.profile_id, at(2026, 7, 15, 6, 59), at(2026, 7, 15, 7, 0))
+    assert seen == ["not_due", "ran"]
+
+
+async def test_the_fall_back_night_runs_once(store: GraphStore, nightly: ProfileGraph) -> None:
+    await configure_dreaming(nightly, DEFAULTS, {"start_time_local": "01:30"})
+    scheduler = NightlyScheduler(store, DEFAULTS)
+    # 2026-11-01 01:30 happens at 05:30 UTC (EDT) and again at 06:30 UTC (EST).
+    seen = await outcomes(scheduler, nightly.profile_id, at(2026, 11, 1, 5, 30), at(2026, 11, 1, 6, 30))
+    assert seen == ["ran", "already_ran"]
+
+
+async def test_a_spring_forward_start_runs_once_at_the_first_valid_time(
+    store: GraphStore, nightly: ProfileGraph
+) -> None:
+    await configure_dreaming(nightly, DEFAULTS, {"start_time_local": "02:30"})
+    scheduler = NightlyScheduler(store, DEFAULTS)
+    # 2026-03-08: 02:00 EST jumps to 03:00 EDT (07:00 UTC); 02:30 never happens.
+    seen = await outcomes(
+        scheduler, nightly.profile_id, at(2026, 3, 8, 6, 59), at(2026, 3, 8, 7, 0), at(2026, 3, 8, 7, 30)
+    )
+    assert seen == ["not_due", "ran", "already_ran"]
+
+
+async def test_a_late_start_catches_up_once(store: GraphStore, nightly: ProfileGraph) -> None:
+    scheduler = NightlyScheduler(store, DEFAULTS)
+    first = mine(await scheduler.tick(at(2026, 1, 20, 14, 0)), nightly.profile_id)  # 09:00 in New York
+    again = mine(await scheduler.tick(at(2026, 1, 20, 15, 0)), nightly.profile_id)
+    assert (first.outcome, first.late) == ("ran", True)
+    assert again.outcome == "already_ran"
+
+
+async def test_two_schedulers_on_one_graph_make_one_run_per_night(
+    neo4j_settings: ConnectionSettings, nightly: ProfileGraph
+) -> None:
+    import anyio
+
+    stores = [GraphStore.connect(neo4j_settings) for _ in range(2)]
+    results: list[TickResult] = []
+    try:
+
+        async def tick(store: GraphStore) -> None:
+            results.append(mine(await NightlyScheduler(store, DEFAULTS).tick(at(2026, 2, 2, 8, 0)), nightly.profile_id))
+
+        async with anyio.create_task_group() as group:
+            for store in stores:
+                group.start_soon(tick, store)
+    finally:
+        for store in stores:
+            await store.close()
+    assert sorted(result.outcome for result in results) in (["already_ran", "ran"], ["busy", "ran"])
+
+
+async def test_a_manual_run_at_one_does_not_stop_the_three_am_run(store: GraphStore, nightly: ProfileGraph) -> None:
+    manual = await run_cycle(nightly, DEFAULTS, CycleRequest(trigger="manual"), now=at(2026, 1, 22, 6, 0))
+    assert manual.status == "completed"
+    seen = await outcomes(NightlyScheduler(store, DEFAULTS), nightly.profile_id, at(2026, 1, 22, 8, 0))
+    assert seen == ["ran"]
+
+
+async def test_a_disabled_profile_never_runs(store: GraphStore, nightly: ProfileGraph) -> None:
+    await configure_dreaming(nightly, DEFAULTS, {"enabled": False})
+    scheduler = NightlyScheduler(store, DEFAULTS)
+    seen = await outcomes(scheduler, nightly.profile_id, at(2026, 1, 23, 8, 0), at(2026, 1, 23, 20, 0))
+    assert seen == ["disabled", "disabled"]
+
+
+async def test_dreaming_status_shows_the_next_run_in_local_time_and_utc(call: Any, nightly: ProfileGraph) -> None:
+    status = await call("dreaming_status")
+    assert status["config"]["enabled"] is True and status["config"]["sources"]["timezone"] == "profile"
+    local = datetime.fromisoformat(status["next_run_local"])
+    utc = datetime.fromisoformat(status["next_run_utc"])
+    assert local == utc and (local.hour, local.minute) == (3, 0)
+    assert local.utcoffset() != utc.utcoffset()

@@ -111,7 +111,9 @@ class ProfileGraph:
         async with self._store.session() as session:
             return await session.execute_write(self._bind(work))
 
-    def _bind(self, work: Callable[[ProfileTx], Awaitable[T]]) -> Callable[[AsyncManagedTransaction], Awaitable[T]]:
+    def _bind(
+        self, work: Callable[[ProfileTx], Awaitable[T]]
+    ) -> Callable[[AsyncManagedTransaction], Awaitable[T]]:
         async def bound(tx: AsyncManagedTransaction) -> T:
             return await work(ProfileTx(tx, self.profile_id))
 

@@ -99,7 +99,9 @@ class NightlyScheduler:
         except ReverieError as error:
             log.warning("scheduled dreaming for %s failed: %s", profile_id, error)
             return TickResult(profile_id, "failed", detail=str(error))
-        log.info("scheduled dreaming for %s: run %s %s%s", profile_id, run.run_id, run.status, " (late)" * late)
+        log.info(
+            "scheduled dreaming for %s: run %s %s%s", profile_id, run.run_id, run.status, " (late)" * late
+        )
         return TickResult(profile_id, "ran", run_id=run.run_id, late=late, detail=run.error)
 
     async def _safe_tick(self) -> None:

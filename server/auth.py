@@ -26,7 +26,7 @@ Scope = Literal["read", "write"]
 class TokenGrant(BaseModel):
     token: str = Field(min_length=16)
     profile: str
-    scopes: list[Scope] = Field(default_factory=lambda: ["read", "write"], min_length=1)
+    scopes: list[Scope] = Field(default=["read", "write"], min_length=1)
     name: str | None = None
 
     @field_validator("profile")
@@ -50,7 +50,9 @@ def load_token_file(path: Path) -> TokenFile:
     try:
         return TokenFile.model_validate_json(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise TokenFileError(f"Token file {path} does not exist. Create one with `reverie token create`.") from None
+        raise TokenFileError(
+            f"Token file {path} does not exist. Create one with `reverie token create`."
+        ) from None
     except ValidationError as error:
         raise TokenFileError(f"Token file {path} is malformed: {error.errors()[0]['msg']}") from None
 

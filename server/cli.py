@@ -12,6 +12,7 @@ import anyio
 
 from graph.errors import ReverieError
 from graph.localdb import LocalNeo4j, LocalNeo4jError
+from server.app import build_server, run_scheduler_forever
 from server.auth import TokenFileError, TokenGrant, add_token, load_token_file
 from server.operator import add_dream_parser
 from server.settings import ReverieSettings, SettingsError, load_settings
@@ -71,8 +72,6 @@ Stop with Ctrl-C (the managed Neo4j keeps running; `reverie neo4j stop` ends it)
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
-    from server.app import build_server
-
     settings = load_settings()
     # The HTTP server is the long-running process: it runs the scheduler unless told not to.
     # A stdio server is started per host window, so it only runs one when asked.
@@ -89,8 +88,6 @@ def cmd_serve(args: argparse.Namespace) -> None:
 
 
 def cmd_scheduler(args: argparse.Namespace) -> None:
-    from server.app import run_scheduler_forever
-
     anyio.run(run_scheduler_forever, load_settings())
 
 
@@ -113,8 +110,9 @@ def cmd_token(args: argparse.Namespace) -> None:
     unknown = sorted(set(scopes) - {"read", "write"})
     if unknown or not scopes:
         raise CommandError("--scopes takes read and/or write, e.g. --scopes read or --scopes read,write")
-    grant = add_token(settings.tokens_path, args.profile, scopes, name=args.name)  # type: ignore[arg-type]
-    print(f"{grant.token}\n(profile {grant.profile}, scopes {','.join(grant.scopes)}, file {settings.tokens_path})")
+    grant = add_token(settings.tokens_path, args.profile, scopes, name=args.name)
+    scopes_text = ",".join(grant.scopes)
+    print(f"{grant.token}\n(profile {grant.profile}, scopes {scopes_text}, file {settings.tokens_path})")
 
 
 def build_parser() -> argparse.ArgumentParser:

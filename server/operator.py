@@ -21,6 +21,7 @@ from graph.dreams.cycle import CycleRequest, run_cycle
 from graph.dreams.models import Dream, DreamPage, DreamRun, DreamStatus, FeedbackDecision, FeedbackResult
 from graph.errors import InvalidInputError
 from graph.schema import ensure_schema
+from server.app import resolve_connection
 from server.settings import ReverieSettings, load_settings
 
 Action = Callable[[ProfileGraph, ReverieSettings, argparse.Namespace], Awaitable[BaseModel]]
@@ -80,7 +81,9 @@ def _describe_dream(dream: Dream) -> str:
         f"  outcome:    {dream.possible_outcome}",
         f"  rationale:  {dream.rationale}",
     ]
-    lines += [f"  source {s.kind} {s.id} ({'active' if s.active else 'inactive'}): {s.text}" for s in dream.sources]
+    lines += [
+        f"  source {s.kind} {s.id} ({'active' if s.active else 'inactive'}): {s.text}" for s in dream.sources
+    ]
     lines += [f"  feedback {f.at:%Y-%m-%d %H:%M} {f.decision}: {f.feedback or ''}" for f in dream.feedback]
     return "\n".join(lines)
 
@@ -89,7 +92,9 @@ def _describe_run(run: DreamRun) -> str:
     lines = [f"run {run.run_id or '(dry run)'} {run.status} on {run.run_date} ({run.trigger})"]
     for phase in run.phases:
         counts = ", ".join(f"{name} {value}" for name, value in phase.counts.items())
-        lines.append(f"  {phase.phase}: {'ran' if phase.ran else 'off'} {counts} {phase.error or ''}".rstrip())
+        lines.append(
+            f"  {phase.phase}: {'ran' if phase.ran else 'off'} {counts} {phase.error or ''}".rstrip()
+        )
     lines += [f"  would create: {draft.hypothesis}" for draft in run.would_create]
     if run.error:
         lines.append(f"  error: {run.error}")
@@ -114,8 +119,6 @@ def describe(result: BaseModel) -> str:
 
 
 async def _execute(args: argparse.Namespace) -> BaseModel:
-    from server.app import resolve_connection
-
     settings = load_settings()
     store = GraphStore.connect(await resolve_connection(settings))
     try:
@@ -127,9 +130,13 @@ async def _execute(args: argparse.Namespace) -> BaseModel:
 
 def cmd_dream(args: argparse.Namespace) -> None:
     if args.action in ("show", "resolve") and not args.dream_id:
-        raise InvalidInputError(f"`reverie dream {args.action}` needs a dream id: reverie dream {args.action} ID")
+        raise InvalidInputError(
+            f"`reverie dream {args.action}` needs a dream id: reverie dream {args.action} ID"
+        )
     if args.action == "resolve" and not args.decision:
-        raise InvalidInputError("`reverie dream resolve` needs --decision reinforce|stale|reject|promote_candidate")
+        raise InvalidInputError(
+            "`reverie dream resolve` needs --decision reinforce|stale|reject|promote_candidate"
+        )
     result = anyio.run(_execute, args)
     payload: Any = result.model_dump(mode="json")
     print(json.dumps(payload, indent=2) if args.json else describe(result))
@@ -141,12 +148,16 @@ def add_dream_parser(commands: Any) -> None:
     dream.add_argument("dream_id", nargs="?", help="for show and resolve")
     dream.add_argument("--profile", required=True)
     dream.add_argument("--json", action="store_true", help="print JSON instead of text")
-    dream.add_argument("--max-outputs", type=int, default=None, help="run/configure: new dreams at most (1-50)")
+    dream.add_argument(
+        "--max-outputs", type=int, default=None, help="run/configure: new dreams at most (1-50)"
+    )
     dream.add_argument("--dry-run", action="store_true", help="run: compute, write nothing")
     dream.add_argument("--status", choices=[status.value for status in DreamStatus], help="list: filter")
     dream.add_argument("--limit", type=int, default=20, help="list: page size")
     dream.add_argument("--cursor", default=None, help="list: next page")
-    dream.add_argument("--decision", choices=[decision.value for decision in FeedbackDecision], help="resolve")
+    dream.add_argument(
+        "--decision", choices=[decision.value for decision in FeedbackDecision], help="resolve"
+    )
     dream.add_argument("--feedback", default=None, help="resolve: the person's words")
     dream.add_argument("--start-time-local", default=None, help="configure: HH:MM local start time")
     dream.add_argument("--timezone", default=None, help="configure: IANA zone, e.g. America/New_York")

@@ -33,7 +33,9 @@ class ReverieSettings(BaseSettings):
         default_factory=lambda: Path.home() / ".local" / "share" / "reverie",
         description="Where the managed Neo4j's jars and data, and the local token file, live",
     )
-    reverie_profile: str = Field(default="default", description=f"Profile served over stdio ({PROFILE_ID_RULE})")
+    reverie_profile: str = Field(
+        default="default", description=f"Profile served over stdio ({PROFILE_ID_RULE})"
+    )
     reverie_tokens_file: Path | None = Field(
         default=None, description="JSON file mapping HTTP bearer tokens to profiles and scopes"
     )
@@ -55,7 +57,9 @@ class ReverieSettings(BaseSettings):
             try:
                 ZoneInfo(value)
             except (ZoneInfoNotFoundError, ValueError):
-                raise ValueError(f"expected an IANA time zone name such as Europe/Paris, got {value!r}") from None
+                raise ValueError(
+                    f"expected an IANA time zone name such as Europe/Paris, got {value!r}"
+                ) from None
         return value
 
     @property
@@ -73,7 +77,10 @@ class ReverieSettings(BaseSettings):
             "max_outputs": "dreaming_max_outputs",
         }
         values: dict[str, object] = {name: getattr(self, field) for name, field in names.items()}
-        sources = {name: "environment" if field in self.model_fields_set else "default" for name, field in names.items()}
+        sources = {
+            name: "environment" if field in self.model_fields_set else "default"
+            for name, field in names.items()
+        }
         values["timezone"] = self.dreaming_timezone or self.app_timezone or machine_timezone()
         sources["timezone"] = "environment" if self.dreaming_timezone or self.app_timezone else "default"
         return DreamingConfig.model_validate({**values, "sources": sources})

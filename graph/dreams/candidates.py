@@ -33,7 +33,9 @@ class Candidates:
 
 
 def _memory(kind: MemoryKind, row: dict[str, Any]) -> Memory:
-    return Memory(kind=kind, id=row["id"], text=row["text"], quality=float(row["quality"]), created_at=row["created_at"])
+    return Memory(
+        kind=kind, id=row["id"], text=row["text"], quality=float(row["quality"]), created_at=row["created_at"]
+    )
 
 
 async def _seeds(tx: ProfileTx, corpus_size: int, run_number: int) -> list[Memory]:
@@ -92,8 +94,6 @@ async def find_candidates(tx: ProfileTx, run_number: int, max_outputs: int) -> C
         if shared and score > best.get(key, (0.0, None))[0]:
             best[key] = (score, CandidatePair(seed, match, shared))
     dreamed = {row["key"] for row in await tx.run(q.DREAMED_PAIRS, keys=sorted(best))}
-    ranked = sorted(
-        (item for key, item in best.items() if key not in dreamed), key=lambda item: -item[0]
-    )
+    ranked = sorted((item for key, item in best.items() if key not in dreamed), key=lambda item: -item[0])
     pairs = [pair for _, pair in ranked[: max(3 * max_outputs, 10)]]
     return Candidates(pairs, await _document_frequency(tx, pairs), max(corpus_size, 1))

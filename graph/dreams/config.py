@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import Field, ValidationError, field_validator
 
 from graph.access import ProfileGraph, ProfileTx
-from graph.errors import InvalidInputError
 from graph.dreams import queries as q
+from graph.errors import InvalidInputError
 from graph.memory.models import Frozen
 
 MAX_OUTPUTS_LIMIT = 50
@@ -35,7 +35,9 @@ class DreamingConfig(Frozen):
         try:
             ZoneInfo(value)
         except (ZoneInfoNotFoundError, ValueError):
-            raise ValueError(f"expected an IANA time zone name such as America/New_York, got {value!r}") from None
+            raise ValueError(
+                f"expected an IANA time zone name such as America/New_York, got {value!r}"
+            ) from None
         return value
 
 
@@ -51,7 +53,9 @@ def with_overrides(defaults: DreamingConfig, overrides: dict[str, Any]) -> Dream
 
 def overrides_of(stored: dict[str, Any]) -> dict[str, Any]:
     """The dreaming overrides kept on a Profile node, keyed by setting name."""
-    return {key[len(OVERRIDE_PREFIX) :]: value for key, value in stored.items() if key.startswith(OVERRIDE_PREFIX)}
+    return {
+        key[len(OVERRIDE_PREFIX) :]: value for key, value in stored.items() if key.startswith(OVERRIDE_PREFIX)
+    }
 
 
 async def effective_config(tx: ProfileTx, defaults: DreamingConfig) -> DreamingConfig:
@@ -73,5 +77,7 @@ async def configure(tx: ProfileTx, defaults: DreamingConfig, changes: dict[str, 
     return config
 
 
-async def configure_dreaming(graph: ProfileGraph, defaults: DreamingConfig, changes: dict[str, Any]) -> DreamingConfig:
+async def configure_dreaming(
+    graph: ProfileGraph, defaults: DreamingConfig, changes: dict[str, Any]
+) -> DreamingConfig:
     return await graph.write(lambda tx: configure(tx, defaults, changes))

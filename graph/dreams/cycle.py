@@ -106,7 +106,9 @@ async def _reflect(tx: ProfileTx, now: datetime) -> dict[str, int]:
 def _evaluate(dream: dict[str, Any]) -> tuple[DreamStatus, str | None]:
     """What re-evaluation makes of one open dream, from the state of its sources."""
     current = DreamStatus(dream["status"])
-    gone = [f"{source['id']} is {source['status']}" for source in dream["sources"] if source["status"] != "active"]
+    gone = [
+        f"{source['id']} is {source['status']}" for source in dream["sources"] if source["status"] != "active"
+    ]
     missing = (dream["source_count"] or 0) - len(dream["sources"])
     if missing > 0:
         gone.append(f"{missing} source(s) deleted")
@@ -117,7 +119,9 @@ def _evaluate(dream: dict[str, Any]) -> tuple[DreamStatus, str | None]:
     return current, None
 
 
-async def _reevaluate_batch(tx: ProfileTx, after: str, now: datetime, apply: bool) -> tuple[list[str], dict[str, int]]:
+async def _reevaluate_batch(
+    tx: ProfileTx, after: str, now: datetime, apply: bool
+) -> tuple[list[str], dict[str, int]]:
     rows = await tx.run(q.OPEN_DREAMS_BATCH, after=after, batch=REEVALUATE_BATCH)
     counts = {"evaluated": len(rows), "went_stale": 0, "reinforced": 0}
     updates = []
@@ -166,9 +170,7 @@ def _dream_fields(draft: DreamDraft) -> dict[str, Any]:
     }
 
 
-async def _draft_dreams(
-    graph: ProfileGraph, plan: _Plan, generator: DreamGenerator
-) -> list[DreamDraft]:
+async def _draft_dreams(graph: ProfileGraph, plan: _Plan, generator: DreamGenerator) -> list[DreamDraft]:
     async def work(tx: ProfileTx) -> list[DreamDraft]:
         run_number = plan.started_at.toordinal()
         candidates = await find_candidates(tx, run_number, plan.max_outputs)
@@ -202,7 +204,9 @@ async def _store_dreams(graph: ProfileGraph, plan: _Plan, drafts: list[DreamDraf
 class _Runner:
     """Runs the enabled phases in order and keeps the DreamRun record current."""
 
-    def __init__(self, graph: ProfileGraph, plan: _Plan, generator: DreamGenerator, progress: ProgressFn | None):
+    def __init__(
+        self, graph: ProfileGraph, plan: _Plan, generator: DreamGenerator, progress: ProgressFn | None
+    ):
         self.graph, self.plan, self.generator, self.progress = graph, plan, generator, progress
         self.reports: list[PhaseReport] = []
         self.drafts: list[DreamDraft] = []
@@ -246,7 +250,9 @@ class _Runner:
             return
         phases = json.dumps([report.model_dump() for report in self.reports])
         lease = utcnow() + LEASE
-        await self.graph.write(lambda tx: tx.run(q.SAVE_RUN_PROGRESS, id=self.plan.run_id, phases=phases, lease=lease))
+        await self.graph.write(
+            lambda tx: tx.run(q.SAVE_RUN_PROGRESS, id=self.plan.run_id, phases=phases, lease=lease)
+        )
 
 
 async def run_cycle(
@@ -272,7 +278,9 @@ async def run_cycle(
             phases = json.dumps([report.model_dump() for report in runner.reports])
             status = "error" if error else "completed"
             await graph.write(
-                lambda tx: tx.run(q.FINISH_RUN, id=plan.run_id, status=status, now=utcnow(), phases=phases, error=error)
+                lambda tx: tx.run(
+                    q.FINISH_RUN, id=plan.run_id, status=status, now=utcnow(), phases=phases, error=error
+                )
             )
     return DreamRun(
         run_id=plan.run_id,

@@ -76,6 +76,11 @@ def _snippet(text: str, limit: int) -> str:
     return flat[:limit].rsplit(" ", 1)[0] + "…"
 
 
+def _describe(memory: Memory) -> str:
+    kind = "a verified fact" if memory.kind == "fact" else "a fragment"
+    return f"{kind} (quality {memory.quality:.2f})"
+
+
 @dataclass(frozen=True)
 class _Scored:
     pair: CandidatePair
@@ -132,21 +137,23 @@ class LinkGenerator:
         quality = (first.quality + second.quality) / 2
         confidence = quality * (0.6 + 0.4 * min(1.0, len(item.rarity) / 3))
         a, b = _snippet(first.text, 90), _snippet(second.text, 90)
-        evidence = "; ".join(f"'{term}' appears in {df.get(term, 1)} of {corpus_size} memories" for term in terms)
-        kinds = f"a {'verified fact' if first.kind == 'fact' else 'fragment'} (quality {first.quality:.2f}) and " + (
-            f"a {'verified fact' if second.kind == 'fact' else 'fragment'} (quality {second.quality:.2f})"
+        evidence = "; ".join(
+            f"'{term}' appears in {df.get(term, 1)} of {corpus_size} memories" for term in terms
         )
+        kinds = f"{_describe(first)} and {_describe(second)}"
         return DreamDraft(
             hypothesis=f'"{a}" and "{b}" may be connected: both involve {quoted}.',
-            what_if=f"What if {terms[0]!r} ties these together, so that one of them explains or shapes the other?",
+            what_if=f"What if {terms[0]!r} ties these together, so that one explains or shapes the other?",
             possible_outcome=(
-                f'If so, "{_snippet(second.text, 50)}" is worth recalling whenever "{_snippet(first.text, 50)}" '
-                f"comes up, and the person could confirm the link as lasting memory."
+                f'If so, "{_snippet(second.text, 50)}" is worth recalling whenever '
+                f'"{_snippet(first.text, 50)}" comes up, and the person could confirm the link '
+                "as lasting memory."
             ),
             rationale=(
-                f"They share rare words ({evidence}). Link strength {item.strength:.2f} is the rarity-weighted "
-                f"share of their salient words. Sources: {kinds}; likelihood follows the link strength and "
-                f"how many sources are verified facts, confidence the source quality and the number of shared words."
+                f"They share rare words ({evidence}). Link strength {item.strength:.2f} is the "
+                f"rarity-weighted share of their salient words. Sources: {kinds}; likelihood follows the "
+                f"link strength and how many sources are verified facts, confidence the source quality "
+                f"and the number of shared words."
             ),
             likelihood=round(likelihood, 3),
             confidence=round(confidence, 3),

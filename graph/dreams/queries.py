@@ -102,7 +102,8 @@ FACT_EVIDENCE_IDS = ScopedQuery(
     "fact_evidence_ids",
     """
     UNWIND $ids AS fact_id
-    MATCH (x:Fact {profile_id: $profile_id, id: fact_id})-[:PROMOTED_FROM]->(c:Claim {profile_id: $profile_id})
+    MATCH (x:Fact {profile_id: $profile_id, id: fact_id})
+    MATCH (x)-[:PROMOTED_FROM]->(c:Claim {profile_id: $profile_id})
     MATCH (c)-[:SUPPORTED_BY]->(s:SourceFragment {profile_id: $profile_id})
     RETURN fact_id AS id, collect(s.id) AS fragment_ids
     """,
@@ -212,7 +213,8 @@ SAVE_RUN_PROGRESS = ScopedQuery(
     MATCH (r:DreamRun {profile_id: $profile_id, id: $id})
     MATCH (p:Profile {profile_id: $profile_id})
     SET r.phases = $phases, r.lease_expires_at = $lease
-    SET p.cycle_lease_expires_at = CASE WHEN p.cycle_run_id = $id THEN $lease ELSE p.cycle_lease_expires_at END
+    SET p.cycle_lease_expires_at =
+        CASE WHEN p.cycle_run_id = $id THEN $lease ELSE p.cycle_lease_expires_at END
     """,
 )
 FINISH_RUN = ScopedQuery(
@@ -222,7 +224,8 @@ FINISH_RUN = ScopedQuery(
     MATCH (p:Profile {profile_id: $profile_id})
     SET r.status = $status, r.completed_at = $now, r.phases = $phases, r.error = $error
     SET p.cycle_run_id = CASE WHEN p.cycle_run_id = $id THEN null ELSE p.cycle_run_id END,
-        p.cycle_lease_expires_at = CASE WHEN p.cycle_run_id IS NULL THEN null ELSE p.cycle_lease_expires_at END
+        p.cycle_lease_expires_at =
+            CASE WHEN p.cycle_run_id IS NULL THEN null ELSE p.cycle_lease_expires_at END
     """,
 )
 SCHEDULED_RUN_ON = ScopedQuery(
@@ -311,7 +314,8 @@ DREAM_EVIDENCE_FRAGMENTS = ScopedQuery(
     "dream_evidence_fragments",
     """
     CALL {
-        MATCH (d:Dream {profile_id: $profile_id, id: $id})-[:DREAMED_FROM]->(s:SourceFragment {profile_id: $profile_id})
+        MATCH (d:Dream {profile_id: $profile_id, id: $id})
+        MATCH (d)-[:DREAMED_FROM]->(s:SourceFragment {profile_id: $profile_id})
         WHERE s.status = 'active'
         RETURN s.id AS fragment_id
       UNION

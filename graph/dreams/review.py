@@ -50,7 +50,9 @@ def _decode_cursor(cursor: str) -> tuple[datetime, str]:
         created_at, dream_id = json.loads(base64.urlsafe_b64decode(cursor.encode()))
         return datetime.fromisoformat(created_at), str(dream_id)
     except (ValueError, TypeError, binascii.Error):
-        raise InvalidInputError("cursor is not one this server issued; pass next_cursor from list_dreams as is.") from None
+        raise InvalidInputError(
+            "cursor is not one this server issued; pass next_cursor from list_dreams as is."
+        ) from None
 
 
 async def list_dreams(
@@ -70,7 +72,9 @@ async def list_dreams(
     )
     dreams = [DreamSummary(**row["dream"]) for row in rows[:limit]]
     more = len(rows) > limit
-    return DreamPage(dreams=dreams, next_cursor=_encode_cursor(dreams[-1].created_at, dreams[-1].id) if more else None)
+    return DreamPage(
+        dreams=dreams, next_cursor=_encode_cursor(dreams[-1].created_at, dreams[-1].id) if more else None
+    )
 
 
 async def _read_dream(tx: ProfileTx, dream_id: str) -> Dream:
@@ -78,7 +82,9 @@ async def _read_dream(tx: ProfileTx, dream_id: str) -> Dream:
     if row is None:
         raise NotFoundError("dream", dream_id)
     stored = row["dream"]
-    fields = {name: stored.get(name) for name in Dream.model_fields if name not in ("id", "sources", "feedback")}
+    fields = {
+        name: stored.get(name) for name in Dream.model_fields if name not in ("id", "sources", "feedback")
+    }
     return Dream(
         id=stored["id"],
         **fields,
@@ -117,7 +123,9 @@ async def overview(graph: ProfileGraph, defaults: DreamingConfig) -> DreamingOve
     return await graph.read(work)
 
 
-async def _promote(tx: ProfileTx, dream: dict[str, Any], feedback: str | None, now: datetime) -> PromotionReport:
+async def _promote(
+    tx: ProfileTx, dream: dict[str, Any], feedback: str | None, now: datetime
+) -> PromotionReport:
     """The dream becomes evidence that must pass the ordinary gates, never a fact by itself."""
     evidence_row = await tx.single(q.DREAM_EVIDENCE_FRAGMENTS, id=dream["id"])
     evidence_ids = list(evidence_row["ids"]) if evidence_row else []
@@ -156,7 +164,9 @@ async def resolve_feedback(
     now: datetime | None = None,
 ) -> FeedbackResult:
     if feedback is not None and len(feedback) > MAX_FEEDBACK_CHARS:
-        raise InvalidInputError(f"feedback has {len(feedback)} characters; the limit is {MAX_FEEDBACK_CHARS}.")
+        raise InvalidInputError(
+            f"feedback has {len(feedback)} characters; the limit is {MAX_FEEDBACK_CHARS}."
+        )
     moment = now or utcnow()
 
     async def work(tx: ProfileTx) -> FeedbackResult:

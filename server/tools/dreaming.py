@@ -33,7 +33,9 @@ Ctx = Context[AppContext, Any]
 class DreamingStatusResult(BaseModel):
     config: DreamingConfig
     latest_run: DreamRun | None
-    next_run_local: datetime | None = Field(description="In the dreaming time zone; null when scheduling is off")
+    next_run_local: datetime | None = Field(
+        description="In the dreaming time zone; null when scheduling is off"
+    )
     next_run_utc: datetime | None
     counts: dict[str, int] = Field(description="Exact number of dreams per status")
 
@@ -64,10 +66,14 @@ async def dreaming_status(ctx: Ctx) -> DreamingStatusResult:
 @mapped_errors
 async def run_dreaming_cycle(
     ctx: Ctx,
-    reflect_enabled: Annotated[bool | None, Field(description="Override the reflect phase for this run")] = None,
+    reflect_enabled: Annotated[
+        bool | None, Field(description="Override the reflect phase for this run")
+    ] = None,
     reevaluate_enabled: Annotated[bool | None, Field(description="Override re_evaluate for this run")] = None,
     dream_enabled: Annotated[bool | None, Field(description="Override the dream phase for this run")] = None,
-    max_outputs: Annotated[int | None, Field(ge=1, le=MAX_OUTPUTS_LIMIT, description="New dreams at most")] = None,
+    max_outputs: Annotated[
+        int | None, Field(ge=1, le=MAX_OUTPUTS_LIMIT, description="New dreams at most")
+    ] = None,
     dry_run: Annotated[bool, Field(description="Compute everything, write nothing")] = False,
 ) -> DreamRun:
     """Run a dreaming cycle now (even when nightly dreaming is off): reflect on memory health,
@@ -114,7 +120,9 @@ async def resolve_dream_feedback(
     ctx: Ctx,
     dream_id: Annotated[str, Field(min_length=1, max_length=64)],
     decision: Annotated[FeedbackDecision, Field(description="reinforce, stale, reject or promote_candidate")],
-    feedback: Annotated[str | None, Field(max_length=MAX_FEEDBACK_CHARS, description="The person's words")] = None,
+    feedback: Annotated[
+        str | None, Field(max_length=MAX_FEEDBACK_CHARS, description="The person's words")
+    ] = None,
 ) -> FeedbackResult:
     """Record the person's verdict on a dream. reject is final and the pair is never proposed
     again; promote_candidate turns the dream into evidence that must pass the normal claim

@@ -36,7 +36,9 @@ def app_of(ctx: Ctx) -> AppContext:
 @mapped_errors
 async def remember(
     ctx: Ctx,
-    content: Annotated[str, Field(description=f"What the person said or the evidence, up to {MAX_CONTENT_CHARS} chars")],
+    content: Annotated[
+        str, Field(description=f"What the person said or the evidence, up to {MAX_CONTENT_CHARS} chars")
+    ],
     source: Annotated[str | None, Field(description="Where it came from, e.g. 'chat 2026-11-20'")] = None,
     authority: Annotated[
         Authority, Field(description="primary: the person's own words; secondary: a document; other: hearsay")
@@ -44,7 +46,9 @@ async def remember(
     idempotency_key: Annotated[str | None, Field(max_length=200, description="Same key = same call")] = None,
     labels: Annotated[list[str] | None, Field(description="Up to 20 tags of up to 64 chars")] = None,
     metadata: Annotated[dict[str, Any] | None, Field(description="Small JSON object kept with it")] = None,
-    claims: Annotated[list[ClaimInput] | None, Field(description="Statements you extracted from the content")] = None,
+    claims: Annotated[
+        list[ClaimInput] | None, Field(description="Statements you extracted from the content")
+    ] = None,
     auto_promote: Annotated[bool, Field(description="Promote claims that pass the gates to facts")] = True,
 ) -> RememberResult:
     """Store evidence about the person and the claims you extracted from it.
@@ -93,7 +97,9 @@ async def recall_memory(
 async def reflect_memories(
     ctx: Ctx,
     limit: Annotated[int, Field(ge=1, le=MAX_REFLECT_LIMIT)] = 20,
-    stale_after_days: Annotated[int | None, Field(ge=1, description="Also flag facts older than this")] = None,
+    stale_after_days: Annotated[
+        int | None, Field(ge=1, description="Also flag facts older than this")
+    ] = None,
 ) -> ReflectionResult:
     """Memory health: stale facts, candidate and disputed claims, open clarifications, with exact counts."""
     graph = await app_of(ctx).graph_for(write=False)
@@ -104,7 +110,9 @@ async def reflect_memories(
 async def confirm_memory(
     ctx: Ctx,
     claim_id: Annotated[str, Field(min_length=1, max_length=64)],
-    decision: Annotated[pipeline.ConfirmDecision, Field(description="accept_claim, keep_existing or reject_claim")],
+    decision: Annotated[
+        pipeline.ConfirmDecision, Field(description="accept_claim, keep_existing or reject_claim")
+    ],
 ) -> ConfirmResult:
     """Record the person's answer to a clarification (or their verdict on a claim).
 
@@ -121,7 +129,8 @@ async def retract_memory(
     id: Annotated[str, Field(min_length=1, max_length=64, description="A fragment or fact id")],
     reason: Annotated[str, Field(min_length=1, max_length=1024)],
 ) -> RetractResult:
-    """Withdraw a fragment or fact: it stays in the graph as retracted but no longer supports recall or facts."""
+    """Withdraw a fragment or fact. It stays in the graph as retracted (never deleted) but no longer
+    supports recall or facts; claims left without support are reported."""
     graph = await app_of(ctx).graph_for(write=True)
     return await pipeline.retract(graph, id, reason)
 

@@ -25,7 +25,7 @@ from graph.memory.models import (
     ReflectionResult,
     RememberResult,
 )
-from graph.memory.pipeline import RememberRequest, confirm, remember, retract
+from graph.memory.pipeline import ConfirmDecision, RememberRequest, confirm, remember, retract
 from graph.memory.policy import PREDICATE_RULES, UnsupportedPredicateError
 from graph.memory.recall import RecallRequest, recall
 from graph.memory.reflect import reflect
@@ -95,12 +95,12 @@ async def read(graph: ProfileGraph, query: ScopedQuery, **params: Any) -> list[d
 
 async def fact_state(graph: ProfileGraph, fact_id: str) -> dict[str, Any]:
     [row] = await read(graph, FACT, id=fact_id)
-    return row["fact"]
+    return dict(row["fact"])
 
 
 async def claim_state(graph: ProfileGraph, claim_id: str) -> dict[str, Any]:
     [row] = await read(graph, CLAIM, id=claim_id)
-    return row["claim"]
+    return dict(row["claim"])
 
 
 async def active_objects(graph: ProfileGraph, predicate: str = "works_at") -> list[str]:
@@ -402,9 +402,10 @@ async def test_confirming_a_rejected_claim_is_an_invalid_transition_and_changes_
     assert claim.status is ClaimStatus.REJECTED
     before = (await claim_state(graph, claim.claim_id), await counts(graph), await active_objects(graph))
 
-    for decision in ("accept_claim", "keep_existing", "reject_claim"):
+    decisions: tuple[ConfirmDecision, ...] = ("accept_claim", "keep_existing", "reject_claim")
+    for decision in decisions:
         with pytest.raises(InvalidTransitionError) as refused:
-            await confirm(graph, claim.claim_id, decision)  # type: ignore[arg-type]
+            await confirm(graph, claim.claim_id, decision)
         assert refused.value.current == "rejected"
         assert refused.value.allowed == ()
         assert "none: this status is final" in str(refused.value)

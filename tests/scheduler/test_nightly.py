@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
+import anyio
 import pytest
 
 from graph.access import ConnectionSettings, GraphStore, ProfileGraph
@@ -41,7 +42,9 @@ async def outcomes(scheduler: NightlyScheduler, profile_id: str, *moments: datet
     return [mine(await scheduler.tick(moment), profile_id).outcome for moment in moments]
 
 
-async def test_three_am_new_york_runs_once_at_eight_utc_in_winter(store: GraphStore, nightly: ProfileGraph) -> None:
+async def test_three_am_new_york_runs_once_at_eight_utc_in_winter(
+    store: GraphStore, nightly: ProfileGraph
+) -> None:
     scheduler = NightlyScheduler(store, DEFAULTS)
     seen = await outcomes(
         scheduler, nightly.profile_id, at(2026, 1, 15, 7, 59), at(2026, 1, 15, 8, 0), at(2026, 1, 15, 8, 1)
@@ -49,7 +52,9 @@ async def test_three_am_new_york_runs_once_at_eight_utc_in_winter(store: GraphSt
     assert seen == ["not_due", "ran", "already_ran"]
 
 
-async def test_three_am_new_york_runs_at_seven_utc_in_summer(store: GraphStore, nightly: ProfileGraph) -> None:
+async def test_three_am_new_york_runs_at_seven_utc_in_summer(
+    store: GraphStore, nightly: ProfileGraph
+) -> None:
     scheduler = NightlyScheduler(store, DEFAULTS)
     seen = await outcomes(scheduler, nightly.profile_id, at(2026, 7, 15, 6, 59), at(2026, 7, 15, 7, 0))
     assert seen == ["not_due", "ran"]
@@ -86,14 +91,14 @@ async def test_a_late_start_catches_up_once(store: GraphStore, nightly: ProfileG
 async def test_two_schedulers_on_one_graph_make_one_run_per_night(
     neo4j_settings: ConnectionSettings, nightly: ProfileGraph
 ) -> None:
-    import anyio
-
     stores = [GraphStore.connect(neo4j_settings) for _ in range(2)]
     results: list[TickResult] = []
     try:
 
         async def tick(store: GraphStore) -> None:
-            results.append(mine(await NightlyScheduler(store, DEFAULTS).tick(at(2026, 2, 2, 8, 0)), nightly.profile_id))
+            results.append(
+                mine(await NightlyScheduler(store, DEFAULTS).tick(at(2026, 2, 2, 8, 0)), nightly.profile_id)
+            )
 
         async with anyio.create_task_group() as group:
             for store in stores:
@@ -104,7 +109,9 @@ async def test_two_schedulers_on_one_graph_make_one_run_per_night(
     assert sorted(result.outcome for result in results) in (["already_ran", "ran"], ["busy", "ran"])
 
 
-async def test_a_manual_run_at_one_does_not_stop_the_three_am_run(store: GraphStore, nightly: ProfileGraph) -> None:
+async def test_a_manual_run_at_one_does_not_stop_the_three_am_run(
+    store: GraphStore, nightly: ProfileGraph
+) -> None:
     manual = await run_cycle(nightly, DEFAULTS, CycleRequest(trigger="manual"), now=at(2026, 1, 22, 6, 0))
     assert manual.status == "completed"
     seen = await outcomes(NightlyScheduler(store, DEFAULTS), nightly.profile_id, at(2026, 1, 22, 8, 0))
@@ -118,7 +125,9 @@ async def test_a_disabled_profile_never_runs(store: GraphStore, nightly: Profile
     assert seen == ["disabled", "disabled"]
 
 
-async def test_dreaming_status_shows_the_next_run_in_local_time_and_utc(call: Any, nightly: ProfileGraph) -> None:
+async def test_dreaming_status_shows_the_next_run_in_local_time_and_utc(
+    call: Any, nightly: ProfileGraph
+) -> None:
     status = await call("dreaming_status")
     assert status["config"]["enabled"] is True and status["config"]["sources"]["timezone"] == "profile"
     local = datetime.fromisoformat(status["next_run_local"])

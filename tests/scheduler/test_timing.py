@@ -25,5 +25,9 @@ def test_a_start_time_repeated_by_fall_back_runs_at_its_first_occurrence() -> No
 
 
 def test_next_due_moves_to_tomorrow_once_today_has_passed() -> None:
-    assert next_due(datetime(2026, 7, 15, 6, 59, tzinfo=UTC), "03:00", NY) == datetime(2026, 7, 15, 7, tzinfo=UTC)
-    assert next_due(datetime(2026, 7, 15, 7, 0, tzinfo=UTC), "03:00", NY) == datetime(2026, 7, 16, 7, tzinfo=UTC)
+    assert next_due(datetime(2026, 7, 15, 6, 59, tzinfo=UTC), "03:00", NY) == datetime(
+        2026, 7, 15, 7, tzinfo=UTC
+    )
+    assert next_due(datetime(2026, 7, 15, 7, 0, tzinfo=UTC), "03:00", NY) == datetime(
+        2026, 7, 16, 7, tzinfo=UTC
+    )

@@ -6,7 +6,8 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.server.conftest import CallTool, error_text, structured
+from server.app import build_server
+from tests.server.conftest import CallTool, error_text, settings_for, structured
 
 pytestmark = pytest.mark.anyio
 
@@ -79,7 +80,9 @@ async def test_a_rejected_pair_never_comes_back(call: CallTool) -> None:
     await remember_all(call)
     dream = await first_dream(call, max_outputs=50)
     rejected_sources = {source["id"] for source in dream["sources"]}  # type: ignore[index, union-attr]
-    resolved = await call("resolve_dream_feedback", dream_id=dream["id"], decision="reject", feedback="not related")
+    resolved = await call(
+        "resolve_dream_feedback", dream_id=dream["id"], decision="reject", feedback="not related"
+    )
     assert resolved["dream"]["status"] == "rejected"
     assert resolved["dream"]["feedback"][0]["decision"] == "reject"
     for _ in range(2):
@@ -98,11 +101,15 @@ async def test_feedback_follows_the_lifecycle_and_final_states_refuse_changes(
     await remember_all(call)
     dream = await first_dream(call)
     reinforced = await call("resolve_dream_feedback", dream_id=dream["id"], decision="reinforce")
-    again = await call("resolve_dream_feedback", dream_id=dream["id"], decision="reinforce", feedback="still true")
+    again = await call(
+        "resolve_dream_feedback", dream_id=dream["id"], decision="reinforce", feedback="still true"
+    )
     assert reinforced["dream"]["status"] == again["dream"]["status"] == "reinforced"
     assert [entry["decision"] for entry in again["dream"]["feedback"]] == ["reinforce", "reinforce"]
     await call("resolve_dream_feedback", dream_id=dream["id"], decision="reject")
-    refused = await client.call_tool("resolve_dream_feedback", {"dream_id": dream["id"], "decision": "reinforce"})
+    refused = await client.call_tool(
+        "resolve_dream_feedback", {"dream_id": dream["id"], "decision": "reinforce"}
+    )
     assert "final" in error_text(refused)
     after = await call("get_dream", dream_id=dream["id"])
     assert after["status"] == "rejected" and len(after["feedback"]) == 3
@@ -114,7 +121,10 @@ async def test_promoting_a_dream_creates_evidence_but_no_fact_without_independen
     await remember_all(call)
     dream = await first_dream(call)
     promoted = await call(
-        "resolve_dream_feedback", dream_id=dream["id"], decision="promote_candidate", feedback="Yes, these belong together."
+        "resolve_dream_feedback",
+        dream_id=dream["id"],
+        decision="promote_candidate",
+        feedback="Yes, these belong together.",
     )
     assert promoted["dream"]["status"] == "promoted"
     report = promoted["promotion"]
@@ -123,7 +133,9 @@ async def test_promoting_a_dream_creates_evidence_but_no_fact_without_independen
     assert claim["predicate"] == "connected_to"
     assert claim["fact"] is None
     assert claim["outcome"] in {"not_validated", "gate_rejected"}
-    again = await client.call_tool("resolve_dream_feedback", {"dream_id": dream["id"], "decision": "promote_candidate"})
+    again = await client.call_tool(
+        "resolve_dream_feedback", {"dream_id": dream["id"], "decision": "promote_candidate"}
+    )
     assert "final" in error_text(again)
     health = await call("reflect_memories")
     assert health["counts"]["stale_facts"] == 0
@@ -181,9 +193,6 @@ async def test_list_dreams_pages_newest_first_with_a_cursor(call: CallTool) -> N
 async def test_another_profile_sees_none_of_the_dreams(
     call: CallTool, neo4j_settings: object, profile_id: str
 ) -> None:
-    from server.app import build_server
-    from tests.server.conftest import settings_for
-
     await remember_all(call)
     dream = await first_dream(call)
     other = build_server(settings_for(neo4j_settings, profile_id + "-other"), "stdio")  # type: ignore[arg-type]
@@ -191,6 +200,8 @@ async def test_another_profile_sees_none_of_the_dreams(
         listed = structured(await stranger.call_tool("list_dreams", {}))
         assert listed["dreams"] == []
         assert "No dream" in error_text(await stranger.call_tool("get_dream", {"dream_id": dream["id"]}))
-        refused = await stranger.call_tool("resolve_dream_feedback", {"dream_id": dream["id"], "decision": "reject"})
+        refused = await stranger.call_tool(
+            "resolve_dream_feedback", {"dream_id": dream["id"], "decision": "reject"}
+        )
         assert error_text(refused)
     assert (await call("get_dream", dream_id=dream["id"]))["status"] == "proposed"

@@ -63,11 +63,13 @@ def claim(
 
 
 async def first_claim(call: CallTool, content: str, *claims: dict[str, object]) -> dict[str, Any]:
-    return (await call("remember", content=content, claims=list(claims)))["claims"][0]
+    stored = await call("remember", content=content, claims=list(claims))
+    return dict(stored["claims"][0])
 
 
 async def health(call: CallTool) -> dict[str, int]:
-    return (await call("reflect_memories", limit=100))["counts"]
+    reflection = await call("reflect_memories", limit=100)
+    return dict(reflection["counts"])
 
 
 def kinds(found: dict[str, Any], kind: str) -> list[str]:

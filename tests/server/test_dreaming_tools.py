@@ -6,6 +6,10 @@ import anyio
 import pytest
 from mcp import Client
 
+from graph.access import ProfileGraph
+from graph.dreams.config import DreamingConfig
+from graph.dreams.cycle import CycleRequest, run_cycle
+from graph.dreams.models import DreamRun
 from server.app import build_server
 from tests.server.conftest import CallTool, error_text, settings_for, structured
 
@@ -52,21 +56,34 @@ async def test_a_cycle_proposes_dreams_that_name_what_links_their_sources(call: 
     assert status["latest_run"]["run_id"] == again["run_id"]
 
 
-async def test_two_cycles_at_once_give_one_run_and_one_clear_refusal(client: Client, call: CallTool) -> None:
+async def test_a_second_cycle_while_one_runs_gets_a_clear_refusal(
+    client: Client, call: CallTool, graph: ProfileGraph
+) -> None:
     await remember_all(call)
-    results = []
+    paused, release = anyio.Event(), anyio.Event()
 
-    async def cycle() -> None:
-        results.append(await client.call_tool("run_dreaming_cycle", {"max_outputs": 3}))
+    async def pause_after_first_phase(done: float, total: float, message: str) -> None:
+        paused.set()
+        await release.wait()
+
+    runs: list[DreamRun] = []
+
+    async def first_cycle() -> None:
+        runs.append(
+            await run_cycle(graph, DreamingConfig(), CycleRequest(), progress=pause_after_first_phase)
+        )
 
     async with anyio.create_task_group() as group:
-        group.start_soon(cycle)
-        group.start_soon(cycle)
-    errors = [result for result in results if result.is_error]
-    assert len(errors) == 1, [r.content for r in results]
-    assert "already running" in error_text(errors[0])
-    ok = structured(next(result for result in results if not result.is_error))
-    assert ok["run_id"] in error_text(errors[0])
+        group.start_soon(first_cycle)
+        await paused.wait()
+        refused = await client.call_tool("run_dreaming_cycle", {"max_outputs": 3})
+        status = await call("dreaming_status")
+        release.set()
+    text = error_text(refused)
+    assert "already running" in text and runs[0].run_id is not None and runs[0].run_id in text
+    assert status["latest_run"]["status"] == "running"
+    assert runs[0].status == "completed"
+    assert (await call("dreaming_status"))["latest_run"]["run_id"] == runs[0].run_id
 
 
 async def first_dream(call: CallTool, **arguments: object) -> dict[str, object]:

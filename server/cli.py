@@ -61,8 +61,8 @@ def _announce(url: str, grant: TokenGrant) -> None:
         f"""
 Reverie is serving MCP over Streamable HTTP at {url}
   token for profile {grant.profile!r}: {token}
-  MCP Inspector:  npx @modelcontextprotocol/inspector --transport http --server-url {url} \\
-                    --header "Authorization: Bearer {token}"
+  MCP Inspector:  npx @modelcontextprotocol/inspector --cli --transport http --server-url {url} \\
+                    --header "Authorization: Bearer {token}" --method tools/list
   Any host:       url {url}, header Authorization: Bearer {token}
 Stop with Ctrl-C (the managed Neo4j keeps running; `reverie neo4j stop` ends it).
 """,
@@ -159,6 +159,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    # The scheduler logs every minute's tick at INFO; only its problems are worth showing.
+    logging.getLogger("apscheduler").setLevel(logging.WARNING)
     handler: Callable[[argparse.Namespace], None] = args.handler
     try:
         handler(args)

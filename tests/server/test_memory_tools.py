@@ -28,28 +28,7 @@ def works_at(company: str, extract: float = 0.9, resolution: float = 0.8) -> dic
     }
 
 
-async def test_remember_promotes_a_gate_passing_claim_and_recall_finds_it(call: CallTool) -> None:
-    stored = await call(
-        "remember",
-        content="I work at Acme Robotics as a firmware engineer.",
-        claims=[works_at("Acme Robotics")],
-    )
-    assert stored["fragment"]["created"] is True
-    [claim] = stored["claims"]
-    assert claim["verdict"] == "entailed"
-    assert claim["outcome"] == "promoted"
-    assert claim["fact"]["object"] == "Acme Robotics"
-
-    found = await call("recall_memory", query="where does the user work? Acme", include_evidence=True)
-    kinds = {item["kind"] for item in found["results"]}
-    assert {"fact", "fragment"} <= kinds
-    fact = next(item for item in found["results"] if item["kind"] == "fact")
-    assert fact["id"] == claim["fact"]["id"]
-    assert fact["evidence"][0]["text"].startswith("I work at Acme")
-    assert found["related_dreams"] == []
-
-
-def claim(
+def claim_of(
     predicate: str, obj: str, extract: float = 0.9, resolution: float = 0.9, **extra: object
 ) -> dict[str, object]:
     return {
@@ -72,7 +51,7 @@ async def health(call: CallTool) -> dict[str, int]:
     return dict(reflection["counts"])
 
 
-def kinds(found: dict[str, Any], kind: str) -> list[str]:
+def ids_of(found: dict[str, Any], kind: str) -> list[str]:
     return [item["id"] for item in found["results"] if item["kind"] == kind]
 
 
@@ -82,6 +61,27 @@ async def other_client(neo4j_settings: ConnectionSettings) -> AsyncIterator[Clie
     server = build_server(settings_for(neo4j_settings, f"t-{uuid.uuid4().hex[:12]}"), "stdio")
     async with Client(server) as connected:
         yield connected
+
+
+async def test_remember_promotes_a_gate_passing_claim_and_recall_finds_it(call: CallTool) -> None:
+    stored = await call(
+        "remember",
+        content="I work at Acme Robotics as a firmware engineer.",
+        claims=[works_at("Acme Robotics")],
+    )
+    assert stored["fragment"]["created"] is True
+    [claim] = stored["claims"]
+    assert claim["verdict"] == "entailed"
+    assert claim["outcome"] == "promoted"
+    assert claim["fact"]["object"] == "Acme Robotics"
+
+    found = await call("recall_memory", query="where does the user work? Acme", include_evidence=True)
+    kinds = {item["kind"] for item in found["results"]}
+    assert {"fact", "fragment"} <= kinds
+    fact = next(item for item in found["results"] if item["kind"] == "fact")
+    assert fact["id"] == claim["fact"]["id"]
+    assert fact["evidence"][0]["text"].startswith("I work at Acme")
+    assert found["related_dreams"] == []
 
 
 # --- dedupe --------------------------------------------------------------------------------
@@ -101,13 +101,13 @@ async def test_remember_deduplicates_by_key_then_by_content(call: CallTool) -> N
         "content_hash",
         first["fragment"]["id"],
     )
-    assert kinds(await call("recall_memory", query="jazz records"), "fragment") == [first["fragment"]["id"]]
+    assert ids_of(await call("recall_memory", query="jazz records"), "fragment") == [first["fragment"]["id"]]
     assert (await call("recall_memory", query="retry other words"))["results"] == []
 
     await call("retract_memory", id=first["fragment"]["id"], reason="duplicate import")
     fresh = await call("remember", content="I love jazz records.")
     assert fresh["fragment"]["created"] is True
-    assert kinds(await call("recall_memory", query="jazz records"), "fragment") == [fresh["fragment"]["id"]]
+    assert ids_of(await call("recall_memory", query="jazz records"), "fragment") == [fresh["fragment"]["id"]]
 
 
 async def test_concurrent_identical_remembers_store_one_fragment(call: CallTool) -> None:
@@ -115,7 +115,7 @@ async def test_concurrent_identical_remembers_store_one_fragment(call: CallTool)
 
     assert len({result["fragment"]["id"] for result in results}) == 1
     assert sum(result["fragment"]["created"] for result in results) == 1
-    assert len(kinds(await call("recall_memory", query="cat Miso"), "fragment")) == 1
+    assert len(ids_of(await call("recall_memory", query="cat Miso"), "fragment")) == 1
 
 
 # --- gates and verification ----------------------------------------------------------------
@@ -151,7 +151,7 @@ async def test_gates_are_named_and_a_second_secondary_source_promotes(call: Call
         claims=[{**works_at("Gamma Inc"), "modality": "plan"}],
     )
     assert plan["claims"][0]["failed_gates"] == ["modality"]
-    facts = kinds(await call("recall_memory", query="Acme Beta Gamma"), "fact")
+    facts = ids_of(await call("recall_memory", query="Acme Beta Gamma"), "fact")
     assert facts == [promoted["fact"]["id"]]
 
 
@@ -164,7 +164,7 @@ async def test_verification_outcomes_reach_the_host(call: CallTool) -> None:
     assert (negated["claims"][0]["verdict"], negated["claims"][0]["status"]) == ("contradicted", "disputed")
     counts = await health(call)
     assert (counts["candidate_claims"], counts["disputed_claims"]) == (1, 1)
-    assert kinds(await call("recall_memory", query="Globex Acme"), "fact") == []
+    assert ids_of(await call("recall_memory", query="Globex Acme"), "fact") == []
 
 
 async def test_an_unsupported_predicate_is_refused_and_stores_nothing(client: Client, call: CallTool) -> None:
@@ -172,7 +172,7 @@ async def test_an_unsupported_predicate_is_refused_and_stores_nothing(client: Cl
         "remember",
         {
             "content": "I work at Acme Corp and live in Paris.",
-            "claims": [works_at("Acme Corp"), claim("lives_in", "Paris")],
+            "claims": [works_at("Acme Corp"), claim_of("lives_in", "Paris")],
         },
     )
 
@@ -194,7 +194,7 @@ async def test_a_tie_asks_the_person_and_their_answer_supersedes_the_old_fact(ca
     assert beta["claim_id"] in question["question"]
 
     found = await call("recall_memory", query="work Acme")
-    assert acme["fact"]["id"] in kinds(found, "fact")
+    assert acme["fact"]["id"] in ids_of(found, "fact")
     assert [c["id"] for c in found["clarifications"]] == [question["id"]]
 
     answer = await call("confirm_memory", claim_id=beta["claim_id"], decision="accept_claim")
@@ -202,10 +202,10 @@ async def test_a_tie_asks_the_person_and_their_answer_supersedes_the_old_fact(ca
     assert answer["resolved_clarification_id"] == question["id"]
     assert answer["claim"]["superseded_fact_id"] == acme["fact"]["id"]
     now = await call("recall_memory", query="work Acme Beta")
-    assert kinds(now, "fact") == [answer["claim"]["fact"]["id"]]
+    assert ids_of(now, "fact") == [answer["claim"]["fact"]["id"]]
     assert now["clarifications"] == []
     before = await call("recall_memory", query="work Acme Beta", known_at=acme["fact"]["recorded_at"])
-    assert kinds(before, "fact") == [acme["fact"]["id"]]
+    assert ids_of(before, "fact") == [acme["fact"]["id"]]
 
 
 async def test_keep_existing_and_a_final_claim_refuses_further_answers(
@@ -222,7 +222,7 @@ async def test_keep_existing_and_a_final_claim_refuses_further_answers(
 
     message = error_text(again)
     assert "is rejected" in message and "Nothing was changed" in message
-    assert kinds(await call("recall_memory", query="work Acme Beta"), "fact") == [acme["fact"]["id"]]
+    assert ids_of(await call("recall_memory", query="work Acme Beta"), "fact") == [acme["fact"]["id"]]
     assert (await health(call))["open_clarifications"] == 0
 
 
@@ -246,11 +246,11 @@ async def test_retract_flags_facts_and_hides_what_it_withdraws(client: Client, c
         await client.call_tool("retract_memory", {"id": "nope", "reason": "cleanup"})
     )
 
-    likes = await call("remember", content="I love jazz records.", claims=[claim("likes", "jazz records")])
+    likes = await call("remember", content="I love jazz records.", claims=[claim_of("likes", "jazz records")])
     fact_id = likes["claims"][0]["fact"]["id"]
-    assert fact_id in kinds(await call("recall_memory", query="jazz"), "fact")
+    assert fact_id in ids_of(await call("recall_memory", query="jazz"), "fact")
     assert (await call("retract_memory", id=fact_id, reason="changed their mind"))["kind"] == "fact"
-    assert kinds(await call("recall_memory", query="jazz"), "fact") == []
+    assert ids_of(await call("recall_memory", query="jazz"), "fact") == []
 
 
 # --- limits --------------------------------------------------------------------------------
@@ -290,7 +290,7 @@ async def test_input_at_the_limits_is_accepted(call: CallTool) -> None:
     stored = await call("remember", content=content, labels=["x" * 64] * 20)
     assert stored["fragment"]["created"] is True
     found = await call("recall_memory", query=("zebra " * 86)[:512], limit=50)
-    assert kinds(found, "fragment") == [stored["fragment"]["id"]]
+    assert ids_of(found, "fragment") == [stored["fragment"]["id"]]
     assert len((await call("recall_memory", query="zebra", limit=1))["results"]) == 1
 
 
@@ -318,7 +318,7 @@ async def test_lucene_syntax_in_a_query_is_only_ever_words(call: CallTool, query
 
     found = await call("recall_memory", query=query)
 
-    assert kinds(found, "fragment") == [stored["fragment"]["id"]]
+    assert ids_of(found, "fragment") == [stored["fragment"]["id"]]
 
 
 @pytest.mark.parametrize("query", ["AND OR NOT", "!!! ??? ...", "\\ / : ^ ~ * ? && ||", "the", "  "])
@@ -340,7 +340,7 @@ async def test_a_query_naming_another_profiles_key_finds_nothing_of_theirs(
 
     found = await call("recall_memory", query="jazz profile_key:* OR status:active festivals")
 
-    assert other["fragment"]["id"] not in kinds(found, "fragment")
+    assert other["fragment"]["id"] not in ids_of(found, "fragment")
     assert all("festivals" not in item["text"] for item in found["results"])
 
 
@@ -368,7 +368,7 @@ async def test_another_profile_sees_none_of_this_ones_memory(call: CallTool, oth
         await theirs("retract_memory", id=acme["claims"][0]["fact"]["id"], reason="x")
     )
     assert (await health(call))["open_clarifications"] == 1
-    assert kinds(await call("recall_memory", query="Acme"), "fact") == [acme["claims"][0]["fact"]["id"]]
+    assert ids_of(await call("recall_memory", query="Acme"), "fact") == [acme["claims"][0]["fact"]["id"]]
 
 
 # --- validity ------------------------------------------------------------------------------
@@ -389,6 +389,6 @@ async def test_valid_at_finds_a_fact_only_inside_its_window(
     fact_id = stored["claims"][0]["fact"]["id"]
 
     for inside in ("2020-03-01T00:00:00Z", "2021-07-01T12:00:00+02:00", "2023-06-29T23:59:59"):
-        assert kinds(await call("recall_memory", query="Acme", valid_at=inside), "fact") == [fact_id], inside
+        assert ids_of(await call("recall_memory", query="Acme", valid_at=inside), "fact") == [fact_id], inside
     for outside in ("2020-02-29T23:59:59Z", "2023-06-30T00:00:00Z", "2025-01-01T00:00:00"):
-        assert kinds(await call("recall_memory", query="Acme", valid_at=outside), "fact") == [], outside
+        assert ids_of(await call("recall_memory", query="Acme", valid_at=outside), "fact") == [], outside

@@ -262,8 +262,10 @@ def _process_info(pid: int) -> tuple[str, list[str]] | None:
 def is_neo4j_process(pid: int, instance_dir: Path) -> bool:
     """True if pid is a live server of this instance; false for dead, zombie or reused pids."""
     child = _CHILDREN.get(pid)
-    if child is not None and child.poll() is not None:
-        return False
+    if child is not None:
+        # Our own child: its exit status is the truth. Its /proc command line is the parent's
+        # until it has exec'd java, which would make a just-started server look dead.
+        return child.poll() is None
     info = _process_info(pid)
     if info is None:
         return False
@@ -576,7 +578,12 @@ class LocalNeo4j:
 
     def _exit_message(self, pid: int, log_offset: int | None) -> str:
         child = _CHILDREN.get(pid)
-        code = child.returncode if child is not None else None
+        code = None
+        if child is not None:
+            try:
+                code = child.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                code = None
         meaning = _EXIT_MEANINGS.get(code, "see the log below") if code is not None else "unknown"
         return (
             f"Neo4j {NEO4J_VERSION} (instance '{self.instance}', pid {pid}) exited during "

@@ -261,16 +261,18 @@ def _process_info(pid: int) -> tuple[str, list[str]] | None:
 
 def is_neo4j_process(pid: int, instance_dir: Path) -> bool:
     """True if pid is a live server of this instance; false for dead, zombie or reused pids."""
+    home_arg = f"--home-dir={instance_dir}"
     child = _CHILDREN.get(pid)
     if child is not None:
-        # Our own child: its exit status is the truth. Its /proc command line is the parent's
-        # until it has exec'd java, which would make a just-started server look dead.
-        return child.poll() is None
+        # Our own child: its exit status and launch arguments are the truth. Its /proc command
+        # line is the parent's until it has exec'd java, which would make it look foreign.
+        launched = [str(arg) for arg in child.args] if isinstance(child.args, list) else []
+        return child.poll() is None and home_arg in launched
     info = _process_info(pid)
     if info is None:
         return False
     state, argv = info
-    return state != "Z" and MAIN_CLASS in argv and f"--home-dir={instance_dir}" in argv
+    return state != "Z" and MAIN_CLASS in argv and home_arg in argv
 
 
 def _scan_for_server(instance_dir: Path) -> int | None:

@@ -1,0 +1,76 @@
+"""Server subprocesses the benchmark starts (Reverie over HTTP, the peer), always stopped again."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+STARTUP_LIMIT_S = 90.0
+
+
+class ServerStartError(RuntimeError):
+    """A server subprocess exited or did not listen in time; the message carries its log tail."""
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _accepts(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def _tail(path: Path, lines: int = 30) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+@dataclass(frozen=True)
+class RunningServer:
+    pid: int
+    port: int
+    log_path: Path
+    startup_seconds: float
+
+
+@contextmanager
+def serving(command: list[str], env: Mapping[str, str], port: int, log_path: Path) -> Iterator[RunningServer]:
+    """Run `command` until the block ends; yield once it accepts connections on `port`."""
+    started = time.perf_counter()
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            command, env=dict(env), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
+        )
+    try:
+        deadline = time.monotonic() + STARTUP_LIMIT_S
+        while not _accepts(port):
+            if process.poll() is not None:
+                raise ServerStartError(
+                    f"{command[0]} exited with {process.returncode} before listening:\n{_tail(log_path)}"
+                )
+            if time.monotonic() > deadline:
+                raise ServerStartError(
+                    f"{command[0]} did not listen on {port} within {STARTUP_LIMIT_S:.0f}s:\n{_tail(log_path)}"
+                )
+            time.sleep(0.1)
+        yield RunningServer(process.pid, port, log_path, time.perf_counter() - started)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=15)

@@ -1,0 +1,104 @@
+"""Neo4j going away and coming back, through a TCP relay the test can cut and restore."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from urllib.parse import urlparse
+
+import anyio
+import pytest
+from anyio.abc import SocketStream
+from mcp import Client
+
+from graph.access import ConnectionSettings
+from server.app import build_server
+from server.settings import ReverieSettings
+from tests.server.conftest import error_text, structured
+
+pytestmark = pytest.mark.anyio
+REVERIE = Path(sys.executable).parent / "reverie"
+
+
+@asynccontextmanager
+async def relay(port: int, target_port: int) -> AsyncIterator[None]:
+    """Forward 127.0.0.1:port to the real Neo4j until the block exits (then the port is closed)."""
+
+    async def pipe(source: SocketStream, sink: SocketStream) -> None:
+        try:
+            async for chunk in source:
+                await sink.send(chunk)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError):
+            pass
+        finally:
+            await sink.aclose()
+
+    async def handle(client: SocketStream) -> None:
+        async with client, await anyio.connect_tcp("127.0.0.1", target_port) as upstream:
+            async with anyio.create_task_group() as pumps:
+                pumps.start_soon(pipe, client, upstream)
+                pumps.start_soon(pipe, upstream, client)
+
+    listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=port)
+    async with listener, anyio.create_task_group() as group:
+        group.start_soon(listener.serve, handle)
+        try:
+            yield
+        finally:
+            # Cutting the relay also cuts the connections the driver holds through it.
+            group.cancel_scope.cancel()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def test_a_tool_call_fails_clearly_while_neo4j_is_down_and_works_once_it_is_back(
+    neo4j_settings: ConnectionSettings, profile_id: str
+) -> None:
+    port = free_port()
+    uri = f"bolt://127.0.0.1:{port}"
+    target = urlparse(neo4j_settings.uri).port
+    assert target is not None
+    settings = ReverieSettings(
+        neo4j_uri=uri,
+        neo4j_username=neo4j_settings.username,
+        neo4j_password=neo4j_settings.password,
+        reverie_profile=profile_id,
+    )
+    async with Client(build_server(settings, "stdio")) as client:
+        async with relay(port, target):
+            stored = structured(await client.call_tool("remember", {"content": "The relay is up."}))
+        down = error_text(await client.call_tool("recall_memory", {"query": "relay"}))
+        assert uri in down and "cannot be reached" in down
+        async with relay(port, target):
+            found = structured(await client.call_tool("recall_memory", {"query": "relay"}))
+    assert [item["id"] for item in found["results"]] == [stored["fragment"]["id"]]
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("DREAMING_MAX_OUTPUTS", "99"),
+        ("DREAMING_START_TIME_LOCAL", "3am"),
+        ("DREAMING_TIMEZONE", "Mars/Olympus_Mons"),
+        ("DREAMING_ENABLED", "perhaps"),
+    ],
+)
+def test_a_malformed_setting_stops_the_start_and_names_it(name: str, value: str) -> None:
+    done = subprocess.run(
+        [str(REVERIE), "scheduler"],
+        env={"PATH": "/usr/bin:/bin", "HOME": str(Path.home()), name: value},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert name in done.stderr, done.stderr

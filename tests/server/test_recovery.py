@@ -38,10 +38,10 @@ async def relay(port: int, target_port: int) -> AsyncIterator[None]:
             await sink.aclose()
 
     async def handle(client: SocketStream) -> None:
-        async with client, await anyio.connect_tcp("127.0.0.1", target_port) as upstream:
-            async with anyio.create_task_group() as pumps:
-                pumps.start_soon(pipe, client, upstream)
-                pumps.start_soon(pipe, upstream, client)
+        upstream = await anyio.connect_tcp("127.0.0.1", target_port)
+        async with client, upstream, anyio.create_task_group() as pumps:
+            pumps.start_soon(pipe, client, upstream)
+            pumps.start_soon(pipe, upstream, client)
 
     listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=port)
     async with listener, anyio.create_task_group() as group:

@@ -248,6 +248,12 @@ async def settle_claim(
     )
     # A rejected or superseded claim keeps its status; a fresh verdict only informs.
     status = promotion.status or (ClaimStatus(claim["status"]) if final else assessment.status)
+    flagged = None
+    if claim["status"] == ClaimStatus.PROMOTED and assessment.verification.verdict is Verdict.CONTRADICTED:
+        row = await tx.single(
+            q.FLAG_CONTRADICTED_FACT, claim_id=claim["id"], now=now, reason=assessment.verification.reason
+        )
+        flagged = row["id"] if row else None
     fields = {
         "status": status.value,
         "verdict": assessment.verification.verdict.value,
@@ -273,4 +279,5 @@ async def settle_claim(
         fact=promotion.fact,
         superseded_fact_id=promotion.superseded_fact_id,
         clarification=promotion.clarification,
+        flagged_fact_id=flagged,
     )

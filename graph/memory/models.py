@@ -129,6 +129,10 @@ class ClaimResult(Frozen):
     fact: FactView | None = None
     superseded_fact_id: str | None = None
     clarification: ClarificationView | None = None
+    flagged_fact_id: str | None = Field(
+        default=None,
+        description="An active fact this claim's new evidence contradicts; now needs_revalidation",
+    )
 
 
 class RememberResult(Frozen):

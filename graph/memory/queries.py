@@ -168,6 +168,16 @@ SUPERSEDE_FACT = ScopedQuery(
 )
 # A fact whose support was retracted comes back to life when its own claim is supported and
 # promoted again, instead of a twin being created beside it and the old one staying stale.
+# New evidence contradicts what an active fact rests on: the fact is flagged, not deleted.
+FLAG_CONTRADICTED_FACT = ScopedQuery(
+    "flag_contradicted_fact",
+    """
+    MATCH (f:Fact {profile_id: $profile_id})-[:PROMOTED_FROM]->(c:Claim {profile_id: $profile_id, id: $claim_id})
+    WHERE f.status = 'active'
+    SET f.status = 'needs_revalidation', f.flagged_at = $now, f.flagged_reason = $reason
+    RETURN f.id AS id
+    """,
+)
 REVALIDATE_FACT = ScopedQuery(
     "revalidate_fact",
     f"""
@@ -302,7 +312,7 @@ STALE_FACTS = ScopedQuery(
     """
     CALL {
         MATCH (f:Fact {profile_id: $profile_id, status: 'needs_revalidation'})
-        RETURN f, 'a supporting fragment was retracted' AS reason
+        RETURN f, coalesce(f.flagged_reason, 'a supporting fragment was retracted') AS reason
         ORDER BY f.recorded_at LIMIT $limit
       UNION
         MATCH (f:Fact {profile_id: $profile_id, status: 'active'})

@@ -497,6 +497,26 @@ async def test_retracting_the_only_support_flags_the_fact_for_revalidation(graph
     assert found.results == []
 
 
+async def test_new_evidence_contradicting_an_active_fact_flags_it_for_revalidation(
+    graph: ProfileGraph,
+) -> None:
+    stored = await say(graph, "I work at Acme Corp.", works_at("Acme Corp"), now=at(0))
+    [claim] = stored.claims
+    assert claim.fact is not None
+
+    later = await say(graph, "I no longer work at Acme Corp.", works_at("Acme Corp"), now=at(5))
+
+    [restated] = later.claims
+    assert restated.claim_id == claim.claim_id
+    assert restated.verdict == "contradicted"
+    assert restated.status is ClaimStatus.DISPUTED
+    assert restated.flagged_fact_id == claim.fact.id
+    assert (await fact_state(graph, claim.fact.id))["status"] == FactStatus.NEEDS_REVALIDATION
+    [stale] = (await health(graph)).stale_facts
+    assert stale.id == claim.fact.id and "no longer" in stale.reason
+    assert ids(await find(graph, "Acme Corp"), "fact") == set()
+
+
 async def test_a_revalidated_fact_is_active_again_not_duplicated(graph: ProfileGraph) -> None:
     stored = await say(graph, "I work at Acme Corp.", works_at("Acme Corp"), now=at(0))
     fact = stored.claims[0].fact

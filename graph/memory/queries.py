@@ -172,7 +172,8 @@ SUPERSEDE_FACT = ScopedQuery(
 FLAG_CONTRADICTED_FACT = ScopedQuery(
     "flag_contradicted_fact",
     """
-    MATCH (f:Fact {profile_id: $profile_id})-[:PROMOTED_FROM]->(c:Claim {profile_id: $profile_id, id: $claim_id})
+    MATCH (c:Claim {profile_id: $profile_id, id: $claim_id})
+    MATCH (c)<-[:PROMOTED_FROM]-(f:Fact {profile_id: $profile_id})
     WHERE f.status = 'active'
     SET f.status = 'needs_revalidation', f.flagged_at = $now, f.flagged_reason = $reason
     RETURN f.id AS id

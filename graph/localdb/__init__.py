@@ -6,6 +6,7 @@ from graph.localdb.manager import (
     LocalNeo4j,
     LocalNeo4jError,
     LocalNeo4jStatus,
+    free_port,
 )
 
 __all__ = [
@@ -14,4 +15,5 @@ __all__ = [
     "LocalNeo4j",
     "LocalNeo4jError",
     "LocalNeo4jStatus",
+    "free_port",
 ]

@@ -285,6 +285,13 @@ def _scan_for_server(instance_dir: Path) -> int | None:
     return None
 
 
+def free_port() -> int:
+    """A loopback port the OS reports free right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 def _port_free(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         # Same option Netty binds with, so lingering TIME_WAIT sockets don't count as busy.
@@ -491,9 +498,7 @@ class LocalNeo4j:
         last = _conf_port(self.conf_file)
         if last is not None and _port_free(last):
             return last  # stable across restarts, so clients configured once keep working
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            sock.bind(("127.0.0.1", 0))
-            return int(sock.getsockname()[1])
+        return free_port()
 
     def _ensure_password(self) -> None:
         # Neo4j reads data/dbms/auth.ini only when it creates the system database, so the

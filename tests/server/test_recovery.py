@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -16,6 +15,7 @@ from anyio.abc import SocketStream
 from mcp import Client
 
 from graph.access import ConnectionSettings
+from graph.localdb import free_port
 from server.app import build_server
 from server.settings import ReverieSettings
 from tests.server.conftest import error_text, structured
@@ -51,12 +51,6 @@ async def relay(port: int, target_port: int) -> AsyncIterator[None]:
         finally:
             # Cutting the relay also cuts the connections the driver holds through it.
             group.cancel_scope.cancel()
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 async def test_a_tool_call_fails_clearly_while_neo4j_is_down_and_works_once_it_is_back(

@@ -20,6 +20,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from graph.access import GraphStore
+from graph.localdb import free_port
 from server.app import build_server
 from server.auth import add_token
 from server.settings import ReverieSettings
@@ -31,12 +32,6 @@ REVERIE = Path(sys.executable).parent / "reverie"
 MEMORY_TOOLS = {"remember", "recall_memory", "reflect_memories", "confirm_memory", "retract_memory"}
 READ_ONLY_TOOLS = {"recall_memory", "reflect_memories"}
 STARTUP_LIMIT_S = 60.0
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def accepts_connections(port: int) -> bool:

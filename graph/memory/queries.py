@@ -252,21 +252,26 @@ CLARIFICATIONS_TOUCHING = ScopedQuery(
 
 # --- recall --------------------------------------------------------------------------------
 
-# The Lucene string pins profile and status inside the index, so `limit` is pushed into Lucene
-# and another profile's matches never crowd out this one's.
+# One round trip searches every kind's index. The Lucene string pins profile and status inside
+# the index, so `limit` is pushed into Lucene and another profile's matches never crowd out
+# this one's.
 FULLTEXT_SEARCH = ScopedQuery(
     "fulltext_search",
     """
-    CALL db.index.fulltext.queryNodes($index,
-        'profile_key:' + $profile_key + ' AND status:(' + $statuses + ') AND ' + $terms,
-        {limit: $limit})
-    YIELD node, score
-    WHERE node.profile_id = $profile_id
-      AND ($known_at IS NULL OR coalesce(node.recorded_at, node.created_at) <= $known_at)
-      AND ($known_at IS NULL OR node.superseded_at IS NULL OR node.superseded_at > $known_at)
-      AND ($valid_at IS NULL OR node.valid_from IS NULL OR node.valid_from <= $valid_at)
-      AND ($valid_at IS NULL OR node.valid_to IS NULL OR node.valid_to > $valid_at)
-    RETURN node.id AS id, node.text AS text, score, node.status AS status,
+    UNWIND $searches AS search
+    CALL (search) {
+        CALL db.index.fulltext.queryNodes(search.index,
+            'profile_key:' + $profile_key + ' AND status:(' + search.statuses + ') AND ' + $terms,
+            {limit: $limit})
+        YIELD node, score
+        WHERE node.profile_id = $profile_id
+          AND ($known_at IS NULL OR coalesce(node.recorded_at, node.created_at) <= $known_at)
+          AND ($known_at IS NULL OR node.superseded_at IS NULL OR node.superseded_at > $known_at)
+          AND (search.valid_at IS NULL OR node.valid_from IS NULL OR node.valid_from <= search.valid_at)
+          AND (search.valid_at IS NULL OR node.valid_to IS NULL OR node.valid_to > search.valid_at)
+        RETURN node, score
+    }
+    RETURN search.kind AS kind, node.id AS id, node.text AS text, score, node.status AS status,
            coalesce(node.recorded_at, node.created_at) AS created_at,
            coalesce(node.quality, node.truth_score, node.extract_conf, 0.5) AS quality
     """,

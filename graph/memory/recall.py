@@ -85,18 +85,26 @@ def _fuse(ranked: dict[Kind, list[dict[str, Any]]], limit: int) -> list[RecallIt
 async def _ranked_lists(
     tx: ProfileTx, request: RecallRequest, terms: str
 ) -> dict[Kind, list[dict[str, Any]]]:
-    oversample = min(request.limit * 3, 150)
-    ranked: dict[Kind, list[dict[str, Any]]] = {}
-    for kind, (index, live, historical) in _KINDS.items():
-        ranked[kind] = await tx.run(
-            q.FULLTEXT_SEARCH,
-            index=index,
-            statuses=historical if request.known_at else live,
-            terms=terms,
-            limit=oversample,
-            known_at=request.known_at,
-            valid_at=request.valid_at if kind != "fragment" else None,
-        )
+    searches = [
+        {
+            "kind": kind,
+            "index": index,
+            "statuses": historical if request.known_at else live,
+            # Fragments are evidence, not statements with a validity window.
+            "valid_at": request.valid_at if kind != "fragment" else None,
+        }
+        for kind, (index, live, historical) in _KINDS.items()
+    ]
+    rows = await tx.run(
+        q.FULLTEXT_SEARCH,
+        searches=searches,
+        terms=terms,
+        limit=min(request.limit * 3, 150),
+        known_at=request.known_at,
+    )
+    ranked: dict[Kind, list[dict[str, Any]]] = {kind: [] for kind in _KINDS}
+    for row in sorted(rows, key=lambda row: -row["score"]):
+        ranked[row.pop("kind")].append(row)
     return ranked
 
 

@@ -37,6 +37,9 @@ from graph.text import normalize
 # Fragments with this label are dream feedback: they record that a person looked at a dream,
 # and never count as independent evidence for any claim.
 DREAM_FEEDBACK_LABEL = "dream_feedback"
+# How many of a claim's newest supporting fragments the verifier reads. Older evidence still
+# counts towards the evidence gate; it just is not re-read on every restatement.
+VERIFY_WINDOW = 25
 _SELF_REFERENCES = frozenset({"user", "me", "i", "myself", "self", "the user", "person", "the person"})
 _STATUS_BY_VERDICT = {
     Verdict.ENTAILED: ClaimStatus.VALIDATED,
@@ -105,22 +108,24 @@ class Assessment:
 
 async def assess_claim(tx: ProfileTx, claim: dict[str, Any], verifier: ClaimVerifier) -> Assessment:
     """Verify a stored claim against its active, independent supporting fragments."""
-    support = await tx.run(q.CLAIM_SUPPORT, claim_id=claim["id"])
-    independent = [row for row in support if DREAM_FEEDBACK_LABEL not in (row["labels"] or [])]
+    support = await tx.single(
+        q.CLAIM_SUPPORT, claim_id=claim["id"], feedback_label=DREAM_FEEDBACK_LABEL, window=VERIFY_WINDOW
+    )
+    assert support is not None
     statement = ClaimStatement(
         subject=claim["subject"],
         predicate=claim["predicate"],
         object=claim["object"],
         polarity=claim["polarity"],
     )
-    verification = verifier.verify(statement, [row["text"] for row in independent])
+    verification = verifier.verify(statement, list(support["texts"]))
     evidence = ClaimEvidence(
         extract_conf=claim["extract_conf"],
         resolution_conf=claim["resolution_conf"],
         modality=claim["modality"],
         verdict=verification.verdict,
-        support_count=len(independent),
-        best_source_quality=max((row["quality"] for row in independent), default=0.0),
+        support_count=int(support["support_count"]),
+        best_source_quality=float(support["best_quality"]),
     )
     status = _STATUS_BY_VERDICT[verification.verdict]
     if claim["status"] == ClaimStatus.PROMOTED and status is ClaimStatus.VALIDATED:

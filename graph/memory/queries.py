@@ -105,14 +105,21 @@ LINK_SUPPORT = ScopedQuery(
     MERGE (c)-[:SUPPORTED_BY]->(f)
     """,
 )
+# A claim restated thousands of times has thousands of supporting fragments: count them all,
+# but send only the newest texts to the verifier, so a remember stays cheap as support grows.
+# Dream-feedback fragments are never independent evidence.
 CLAIM_SUPPORT = ScopedQuery(
     "claim_support",
     """
     MATCH (c:Claim {profile_id: $profile_id, id: $claim_id})
           -[:SUPPORTED_BY]->(f:SourceFragment {profile_id: $profile_id})
-    WHERE f.status = 'active'
-    RETURN f.id AS id, f.text AS text, f.quality AS quality, f.labels AS labels
-    ORDER BY f.created_at
+    WHERE f.status = 'active' AND NOT $feedback_label IN coalesce(f.labels, [])
+    WITH f ORDER BY f.created_at DESC
+    WITH collect(f) AS support
+    RETURN size(support) AS support_count,
+           reduce(best = 0.0, x IN support | CASE WHEN x.quality > best THEN x.quality ELSE best END)
+               AS best_quality,
+           [x IN support[0..$window] | x.text] AS texts
     """,
 )
 SET_CLAIM_STATE = ScopedQuery(

@@ -8,41 +8,40 @@ OPEN_STATUSES = "['proposed', 'reinforced']"
 
 # --- related dreams for recall -------------------------------------------------------------
 
-DREAMS_CITING = ScopedQuery(
-    "dreams_citing",
+# Open dreams that cite any of the recalled memories (lane 0, most shared first), then open
+# dreams whose own text matches the query (lane 1), in one round trip.
+RELATED_DREAMS = ScopedQuery(
+    "related_dreams",
     f"""
     CALL {{
-        UNWIND $ids AS memory_id
-        MATCH (m:SourceFragment {{profile_id: $profile_id, id: memory_id}}) RETURN m
-      UNION
-        UNWIND $ids AS memory_id
-        MATCH (m:Claim {{profile_id: $profile_id, id: memory_id}}) RETURN m
-      UNION
-        UNWIND $ids AS memory_id
-        MATCH (m:Fact {{profile_id: $profile_id, id: memory_id}}) RETURN m
+        CALL {{
+            UNWIND $ids AS memory_id
+            MATCH (m:SourceFragment {{profile_id: $profile_id, id: memory_id}}) RETURN m
+          UNION
+            UNWIND $ids AS memory_id
+            MATCH (m:Claim {{profile_id: $profile_id, id: memory_id}}) RETURN m
+          UNION
+            UNWIND $ids AS memory_id
+            MATCH (m:Fact {{profile_id: $profile_id, id: memory_id}}) RETURN m
+        }}
+        MATCH (m)<-[:DREAMED_FROM]-(d:Dream {{profile_id: $profile_id}})
+        WHERE d.status IN {OPEN_STATUSES}
+        WITH d, collect(DISTINCT m.id) AS shared
+        RETURN d, shared, 0 AS lane, toFloat(size(shared)) + d.confidence AS weight
+        ORDER BY weight DESC LIMIT $limit
+      UNION ALL
+        WITH $terms AS terms WHERE terms IS NOT NULL
+        CALL db.index.fulltext.queryNodes('dream_text',
+            'profile_key:' + $profile_key + ' AND status:(proposed OR reinforced) AND ' + terms,
+            {{limit: $limit}})
+        YIELD node, score
+        WHERE node.profile_id = $profile_id
+        RETURN node AS d, [] AS shared, 1 AS lane, score AS weight
     }}
-    MATCH (m)<-[:DREAMED_FROM]-(d:Dream {{profile_id: $profile_id}})
-    WHERE d.status IN {OPEN_STATUSES}
-    WITH d, collect(DISTINCT m.id) AS shared
     MATCH (d)-[:DREAMED_FROM]->(s)
-    WITH d, shared, collect(s.id) AS source_ids
-    RETURN d {{.id, .hypothesis, .status, .likelihood, .confidence, .created_at}} AS dream, shared, source_ids
-    ORDER BY size(shared) DESC, d.confidence DESC, d.created_at DESC
-    LIMIT $limit
-    """,
-)
-DREAMS_MATCHING = ScopedQuery(
-    "dreams_matching",
-    """
-    CALL db.index.fulltext.queryNodes('dream_text',
-        'profile_key:' + $profile_key + ' AND status:(proposed OR reinforced) AND ' + $terms,
-        {limit: $limit})
-    YIELD node, score
-    WHERE node.profile_id = $profile_id
-    MATCH (node)-[:DREAMED_FROM]->(s)
-    WITH node, score, collect(s.id) AS source_ids
-    RETURN node {.id, .hypothesis, .status, .likelihood, .confidence, .created_at} AS dream, source_ids, score
-    ORDER BY score DESC
+    WITH d, shared, lane, weight, collect(s.id) AS source_ids
+    RETURN d {{.id, .hypothesis, .status, .likelihood, .confidence}} AS dream, shared, lane, source_ids
+    ORDER BY lane, weight DESC
     """,
 )
 

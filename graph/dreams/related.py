@@ -17,15 +17,18 @@ RELATED_DREAMS_LIMIT = 5
 
 
 async def _related(tx: ProfileTx, query: str, memory_ids: Sequence[str]) -> list[RelatedDream]:
+    rows = await tx.run(
+        q.RELATED_DREAMS,
+        ids=list(memory_ids),
+        terms=fulltext_clause("text", query),
+        limit=RELATED_DREAMS_LIMIT,
+    )
     found: dict[str, RelatedDream] = {}
-    if memory_ids:
-        for row in await tx.run(q.DREAMS_CITING, ids=list(memory_ids), limit=RELATED_DREAMS_LIMIT):
-            shared = ", ".join(row["shared"])
-            found[row["dream"]["id"]] = _related_dream(row, f"cites recalled memory {shared}")
-    terms = fulltext_clause("text", query)
-    if terms is not None and len(found) < RELATED_DREAMS_LIMIT:
-        for row in await tx.run(q.DREAMS_MATCHING, terms=terms, limit=RELATED_DREAMS_LIMIT):
-            found.setdefault(row["dream"]["id"], _related_dream(row, "its text matches the query"))
+    for row in rows:
+        reason = (
+            f"cites recalled memory {', '.join(row['shared'])}" if row["lane"] == 0 else "its text matches"
+        )
+        found.setdefault(row["dream"]["id"], _related_dream(row, reason))
     return list(found.values())[:RELATED_DREAMS_LIMIT]
 
 

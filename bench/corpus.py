@@ -16,9 +16,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from bench.vocabulary import Vocabulary, build_vocabulary
 from graph.memory.models import ClaimInput, Modality, Polarity
 from graph.memory.pipeline import RememberRequest
-from bench.vocabulary import Vocabulary, build_vocabulary
 
 VOCABULARY_SEED = 20_260_101
 # The profile's memories are spread over this span before the run starts.
@@ -46,71 +46,146 @@ _T = Template
 _C = ClaimSpec
 TEMPLATES: tuple[Template, ...] = (
     # work
-    _T("work", "I started a new job at {company} as a {role} in {month} {year}.", "company",
-       (_C("works_at", "{company}"),), 0.5),
-    _T("work", "I still work at {company}; the {noun} project there is {adj} this {season}.", "company",
-       (_C("works_at", "{company}"),), 0.4),
-    _T("work", "Had a long meeting with {person} about the {adj} {noun} at {company} on {weekday}.",
-       "person"),
-    _T("work", "I'm working on the {noun} project with {person}, mostly {task} in {tool}.", "noun",
-       (_C("works_on", "{noun} project"),)),
+    _T(
+        "work",
+        "I started a new job at {company} as a {role} in {month} {year}.",
+        "company",
+        (_C("works_at", "{company}"),),
+        0.5,
+    ),
+    _T(
+        "work",
+        "I still work at {company}; the {noun} project there is {adj} this {season}.",
+        "company",
+        (_C("works_at", "{company}"),),
+        0.4,
+    ),
+    _T(
+        "work", "Had a long meeting with {person} about the {adj} {noun} at {company} on {weekday}.", "person"
+    ),
+    _T(
+        "work",
+        "I'm working on the {noun} project with {person}, mostly {task} in {tool}.",
+        "noun",
+        (_C("works_on", "{noun} project"),),
+    ),
     _T("work", "My manager {person} wants the {noun} {noun2} done before {month} {day}.", "person"),
     _T("work", "The {noun} at work broke again and I spent {num} hours fixing the {noun2}.", "noun"),
     _T("work", "I presented the {adj} {noun} report to the {company} team; {person} liked it.", "company"),
     # tools
     _T("tools", "I use {tool} every day for {task}.", "tool", (_C("uses", "{tool}"),), 1.5),
-    _T("tools", "I switched to {tool} for {task} after {tool2} kept crashing.", "tool",
-       (_C("uses", "{tool}"),)),
+    _T(
+        "tools",
+        "I switched to {tool} for {task} after {tool2} kept crashing.",
+        "tool",
+        (_C("uses", "{tool}"),),
+    ),
     _T("tools", "I prefer {tool} over {tool2} when I am {task}.", "tool", (_C("prefers", "{tool}"),)),
-    _T("tools", "I no longer use {tool}; it got too {adj} after the {noun} update.", "tool",
-       (_C("uses", "{tool}", polarity="negative"),), 0.4),
+    _T(
+        "tools",
+        "I no longer use {tool}; it got too {adj} after the {noun} update.",
+        "tool",
+        (_C("uses", "{tool}", polarity="negative"),),
+        0.4,
+    ),
     _T("tools", "Set up {tool} on the old {noun} so {person} can use it for {task}.", "tool"),
     # hobbies
-    _T("hobbies", "I love {hobby}, especially on {adj} {weekday} mornings near {place}.", "hobby",
-       (_C("likes", "{hobby}"),), 1.5),
-    _T("hobbies", "I really enjoy {hobby} with {person}; we go every {weekday}.", "hobby",
-       (_C("likes", "{hobby}"),), 1.2),
+    _T(
+        "hobbies",
+        "I love {hobby}, especially on {adj} {weekday} mornings near {place}.",
+        "hobby",
+        (_C("likes", "{hobby}"),),
+        1.5,
+    ),
+    _T(
+        "hobbies",
+        "I really enjoy {hobby} with {person}; we go every {weekday}.",
+        "hobby",
+        (_C("likes", "{hobby}"),),
+        1.2,
+    ),
     _T("hobbies", "Tried {hobby} for the first time at the {noun} in {place}; it was {adj}.", "hobby"),
     _T("hobbies", "I can play {hobby} fairly well now after {num} months of practice.", "hobby"),
-    _T("hobbies", "Signed up for a {hobby} course at the {noun} starting in {month}.", "hobby",
-       (_C("has_goal", "{hobby} course", modality="plan"),), 0.5),
+    _T(
+        "hobbies",
+        "Signed up for a {hobby} course at the {noun} starting in {month}.",
+        "hobby",
+        (_C("has_goal", "{hobby} course", modality="plan"),),
+        0.5,
+    ),
     # family and people
-    _T("family", "My {relation} {person} lives in {place} and works as a {role}.", "person",
-       (_C("relationship_to", "{person}"),)),
+    _T(
+        "family",
+        "My {relation} {person} lives in {place} and works as a {role}.",
+        "person",
+        (_C("relationship_to", "{person}"),),
+    ),
     _T("family", "{person}, my {relation}, is visiting from {place} in {month}.", "person"),
     _T("family", "Called my {relation} {person} about the {noun}; {pronoun} sounded {adj}.", "person"),
-    _T("people", "I met {person} at the {event} in {place}; we talked about {hobby}.", "person",
-       (_C("knows", "{person}"),), 1.3),
+    _T(
+        "people",
+        "I met {person} at the {event} in {place}; we talked about {hobby}.",
+        "person",
+        (_C("knows", "{person}"),),
+        1.3,
+    ),
     _T("people", "{person} recommended a {adj} {noun} in {place} for {food}.", "person"),
-    _T("people", "My friend {person} is moving to {place} for a job at {company}.", "person",
-       (_C("knows", "{person}"),)),
+    _T(
+        "people",
+        "My friend {person} is moving to {place} for a job at {company}.",
+        "person",
+        (_C("knows", "{person}"),),
+    ),
     _T("people", "Had dinner with {person} and {person2} at the {adj} {food} place.", "person"),
     # travel and places
     _T("travel", "We flew to {place} in {month} {year} and stayed near the {noun}.", "place"),
-    _T("travel", "I want to visit {place} next {season} to see the {noun}.", "place",
-       (_C("has_goal", "visit {place}", modality="plan"),)),
+    _T(
+        "travel",
+        "I want to visit {place} next {season} to see the {noun}.",
+        "place",
+        (_C("has_goal", "visit {place}", modality="plan"),),
+    ),
     _T("travel", "The {noun} in {place} was {adj} when I went with {person}.", "place"),
     _T("travel", "Took the night train from {place} to {place2}; the {noun} was {adj}.", "place"),
     _T("places", "The {adj} {noun} on {person} Street in {place} closed last {month}.", "place"),
     _T("places", "There is a {adj} {noun} near my flat in {place} that sells {food}.", "place"),
     # health
-    _T("health", "My {health} has been {adj} since the {event}; the doctor suggested {hobby}.",
-       "health"),
+    _T("health", "My {health} has been {adj} since the {event}; the doctor suggested {hobby}.", "health"),
     _T("health", "Physio said to rest my {health} for {num} weeks after {hobby}.", "health"),
     _T("health", "I sleep better when I skip {food} after {hour} pm.", "health"),
     _T("health", "Booked a check-up for my {health} on {weekday} {day} {month}.", "health"),
     # food
-    _T("food", "I really love {food}, especially the one at the {adj} place in {place}.", "food",
-       (_C("likes", "{food}"),), 1.4),
-    _T("food", "I don't like {food} anymore since the trip to {place}.", "food",
-       (_C("likes", "{food}", polarity="negative"),), 0.4),
+    _T(
+        "food",
+        "I really love {food}, especially the one at the {adj} place in {place}.",
+        "food",
+        (_C("likes", "{food}"),),
+        1.4,
+    ),
+    _T(
+        "food",
+        "I don't like {food} anymore since the trip to {place}.",
+        "food",
+        (_C("likes", "{food}", polarity="negative"),),
+        0.4,
+    ),
     _T("food", "Cooked {food} with {noun} for {person}; it turned out {adj}.", "food"),
     _T("food", "Learning to make {food} from {person}'s recipe; needs more {noun}.", "food"),
     # skills
-    _T("skills", "I can speak {language} fairly well after {num} years of lessons.", "language",
-       (_C("has_skill", "{language}"),), 0.5),
-    _T("skills", "I want to learn {language} before the {event} in {place}.", "language",
-       (_C("has_goal", "learn {language}", modality="plan"),), 0.4),
+    _T(
+        "skills",
+        "I can speak {language} fairly well after {num} years of lessons.",
+        "language",
+        (_C("has_skill", "{language}"),),
+        0.5,
+    ),
+    _T(
+        "skills",
+        "I want to learn {language} before the {event} in {place}.",
+        "language",
+        (_C("has_goal", "learn {language}", modality="plan"),),
+        0.4,
+    ),
 )
 _ANCHOR_TYPES = {
     "company": "organization",
@@ -202,7 +277,9 @@ class MemoryFactory:
             created_at=created_at,
         )
 
-    def memories(self, profile_seed: int, count: int, start: int = 0, end_at: datetime | None = None) -> Iterator[Memory]:
+    def memories(
+        self, profile_seed: int, count: int, start: int = 0, end_at: datetime | None = None
+    ) -> Iterator[Memory]:
         """Memories start..count-1 of a profile, dated evenly over HISTORY up to `end_at`."""
         rng = random.Random(profile_seed)
         end = end_at or datetime.now(UTC)

@@ -66,7 +66,7 @@ async def wipe(driver: AsyncDriver) -> None:
 
 async def count(driver: AsyncDriver, cypher: str, **params: object) -> int:
     async with driver.session() as session:
-        result = await session.run(cypher, params)  # type: ignore[arg-type]
+        result = await session.run(cypher, params)
         record = await result.single()
     return int(record[0]) if record is not None else 0
 

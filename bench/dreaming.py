@@ -13,13 +13,13 @@ from typing import Any
 
 from neo4j import AsyncDriver
 
+from bench.database import count
+from bench.instrument import QueryLog
+from bench.stats import Stopwatch
 from graph.access import ProfileGraph
 from graph.dreams.config import DreamingConfig
 from graph.dreams.cycle import CycleRequest, run_cycle
 from graph.dreams.models import DreamRun
-from bench.database import count
-from bench.instrument import QueryLog
-from bench.stats import Stopwatch
 
 DEFAULTS = DreamingConfig(timezone="UTC")
 OPEN_DREAMS = (
@@ -71,24 +71,40 @@ class Dreamer:
     async def open_dreams(self) -> int:
         return await count(self.driver, OPEN_DREAMS, profile=self.graph.profile_id)
 
-    async def fill(self, target: int, max_cycles: int) -> tuple[int, int, float, int]:
-        """Dream-only cycles with max_outputs 50 until `target` open dreams exist; bounded.
-
-        Stops early after three cycles in a row that add nothing. Returns (open dreams, cycles
-        run, seconds, round trips).
-        """
+    async def fill(self, target: int, max_cycles: int, budget_seconds: float) -> Fill:
+        """Dream-only cycles with max_outputs 50 until `target` open dreams exist; bounded by
+        `max_cycles`, by `budget_seconds`, and by three cycles in a row that add nothing."""
         watch = Stopwatch()
         cycles = round_trips = idle = 0
         open_now = await self.open_dreams()
         request = CycleRequest(max_outputs=50, reflect_enabled=False, reevaluate_enabled=False)
-        while open_now < target and cycles < max_cycles and idle < 3:
+        reason = ""
+        while open_now < target:
+            if cycles >= max_cycles:
+                reason = f"cycle cap {max_cycles} reached"
+                break
+            if watch.seconds > budget_seconds:
+                reason = f"time budget {budget_seconds:.0f}s spent"
+                break
+            if idle >= 3:
+                reason = "three cycles in a row found no new pair"
+                break
             timing = await self.cycle(request)
             cycles += 1
             round_trips += timing.round_trips
             idle = idle + 1 if timing.new_dreams == 0 else 0
             open_now = await self.open_dreams()
-        return open_now, cycles, watch.seconds, round_trips
+        return Fill(open_now, cycles, watch.seconds, round_trips, reason)
 
 
-FULL = CycleRequest
+@dataclass(frozen=True)
+class Fill:
+    open_dreams: int
+    cycles: int
+    seconds: float
+    round_trips: int
+    stopped_because: str
+
+
+DRY_RUN = CycleRequest(max_outputs=5, dry_run=True)
 REEVALUATE_ONLY = CycleRequest(reflect_enabled=False, dream_enabled=False, reevaluate_enabled=True)

@@ -14,10 +14,10 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from graph.access import ProfileGraph
-from graph.memory.pipeline import remember
 from bench.corpus import Memory
 from bench.stats import Latency, Stopwatch
+from graph.access import ProfileGraph
+from graph.memory.pipeline import remember
 
 log = logging.getLogger(__name__)
 ATTEMPTS = 3

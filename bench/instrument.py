@@ -70,7 +70,7 @@ class QueryLog:
             finally:
                 self.record(getattr(query, "name", "?"), time.perf_counter() - started)
 
-        ProfileTx.run = counted  # type: ignore[method-assign]
+        ProfileTx.run = counted  # type: ignore[method-assign, assignment]
         try:
             yield self
         finally:

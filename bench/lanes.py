@@ -1,14 +1,13 @@
 """Timing one search function over a list of queries, and the recall lanes compared.
 
 A lane is an async function from a query to what came back (how many results, how many bytes).
-`run_lane` warms it up on a few queries, then times every query once, in order, stopping early
-only when the lane's time budget is spent (the figure then says how many queries it rests on).
+`run_lanes` warms every lane up, then times each query once per lane, interleaving the lanes.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,11 +17,11 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult
 from neo4j import AsyncDriver
 
+from bench.stats import Latency, Stopwatch
 from graph.access import ProfileGraph
 from graph.dreams.related import related_dreams
 from graph.memory.recall import RecallRequest, recall
 from graph.text import fulltext_clause, profile_key
-from bench.stats import Latency, Stopwatch
 
 
 @dataclass(frozen=True)
@@ -33,7 +32,6 @@ class Answer:
 
 
 Lane = Callable[[str], Awaitable[Answer]]
-WARMUP_QUERIES = 10
 
 
 @dataclass
@@ -61,25 +59,42 @@ class LaneResult:
         }
 
 
-async def run_lane(name: str, lane: Lane, queries: Sequence[str], budget_seconds: float) -> LaneResult:
-    result = LaneResult(name)
-    for query in queries[:WARMUP_QUERIES]:
-        await lane(query)
-    total = Stopwatch()
-    for query in queries:
-        if total.seconds > budget_seconds:
-            result.stopped_early = True
-            break
-        watch = Stopwatch()
-        answer = await lane(query)
-        elapsed = watch.seconds
-        if answer.error is not None:
-            result.errors.append(answer.error)
-            continue
+async def _timed(result: LaneResult, lane: Lane, query: str) -> float:
+    watch = Stopwatch()
+    answer = await lane(query)
+    elapsed = watch.seconds
+    if answer.error is not None:
+        result.errors.append(answer.error)
+    else:
         result.latencies.append(elapsed)
         result.results.append(answer.results)
         result.sizes.append(answer.size_bytes)
-    return result
+    return elapsed
+
+
+async def run_lanes(
+    lanes: Mapping[str, Lane], queries: Sequence[str], warmup: Sequence[str], budget_seconds: float
+) -> dict[str, LaneResult]:
+    """Time every lane on every query, interleaved so no lane gains from running later.
+
+    Each query goes to all lanes, in an order that rotates from query to query, so JIT warm-up,
+    caches and background work in Neo4j fall on every lane alike. A lane whose own time passes
+    `budget_seconds` sits out the remaining queries (its figure says how many it ran).
+    """
+    results = {name: LaneResult(name) for name in lanes}
+    spent = dict.fromkeys(lanes, 0.0)
+    for query in warmup:
+        for lane in lanes.values():
+            await lane(query)
+    names = list(lanes)
+    for number, query in enumerate(queries):
+        shift = number % len(names)
+        for name in names[shift:] + names[:shift]:
+            if spent[name] > budget_seconds:
+                results[name].stopped_early = True
+                continue
+            spent[name] += await _timed(results[name], lanes[name], query)
+    return results
 
 
 def _tool_answer(result: CallToolResult, count: Callable[[dict[str, Any]], int]) -> Answer:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import resource
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -80,3 +81,28 @@ def describe_machine() -> dict[str, Any]:
         "platform": platform.platform(),
         "python": platform.python_version(),
     }
+
+
+def source_revision() -> str:
+    """The checkout's commit, with "+dirty" when the work tree differs from it."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return f"{commit}+dirty" if commit and dirty else commit or "unknown"

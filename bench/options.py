@@ -22,6 +22,7 @@ class Options:
     lane_budget_s: float
     open_dream_target: int
     max_fill_cycles: int
+    fill_budget_s: float
     peer: bool
     seed: int
 
@@ -48,13 +49,25 @@ def parse(argv: Sequence[str] | None = None) -> Options:
         prog="python -m bench",
         description="Benchmark Reverie (ingestion, recall, dreaming, memory) against a local Neo4j.",
     )
-    parser.add_argument("--quick", action="store_true", help="1,000 memories only, fewer queries: under 2 min")
-    parser.add_argument("--sizes", type=_sizes, default=None, help="memories in the measured profile, e.g. 1000,10000")
-    parser.add_argument("--queries", type=int, default=None, help="recall queries per lane (default 300, quick 200)")
-    parser.add_argument("--sample", type=int, default=1000, help="single-call remembers at each end (default 1000)")
-    parser.add_argument("--concurrency", type=int, default=16, help="remember calls in flight for the bulk load")
+    parser.add_argument(
+        "--quick", action="store_true", help="1,000 memories only, fewer queries: under 2 min"
+    )
+    parser.add_argument(
+        "--sizes", type=_sizes, default=None, help="memories in the measured profile, e.g. 1000,10000"
+    )
+    parser.add_argument(
+        "--queries", type=int, default=None, help="recall queries per lane (default 300, quick 200)"
+    )
+    parser.add_argument(
+        "--sample", type=int, default=1000, help="single-call remembers at each end (default 1000)"
+    )
+    parser.add_argument(
+        "--concurrency", type=int, default=16, help="remember calls in flight for the bulk load"
+    )
     parser.add_argument("--neighbours", type=int, default=2, help="other profiles in the same database")
-    parser.add_argument("--neighbour-share", type=float, default=0.1, help="each neighbour's size / measured size")
+    parser.add_argument(
+        "--neighbour-share", type=float, default=0.1, help="each neighbour's size / measured size"
+    )
     parser.add_argument("--lane-budget", type=float, default=None, help="seconds per recall lane at most")
     parser.add_argument("--open-dreams", type=int, default=1000, help="open dreams to re-evaluate")
     parser.add_argument("--no-peer", action="store_true", help="skip mcp-neo4j-memory")
@@ -72,7 +85,8 @@ def parse(argv: Sequence[str] | None = None) -> Options:
         neighbour_share=max(0.0, args.neighbour_share),
         lane_budget_s=args.lane_budget or (15.0 if quick else 120.0),
         open_dream_target=args.open_dreams,
-        max_fill_cycles=40 if quick else 80,
+        max_fill_cycles=80,
+        fill_budget_s=20.0 if quick else 900.0,
         peer=not args.no_peer,
         seed=args.seed,
     )

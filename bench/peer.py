@@ -25,10 +25,10 @@ from typing import Any
 from mcp import Client
 from neo4j import AsyncDriver
 
-from graph.access import ConnectionSettings
 from bench.corpus import Memory
 from bench.processes import RunningServer, free_port, serving
 from bench.stats import Stopwatch
+from graph.access import ConnectionSettings
 
 PEER_PACKAGE = "mcp-neo4j-memory"
 PEER_VERSION = "0.4.5"
@@ -52,14 +52,21 @@ def ensure_installed() -> str:
     python = PEER_VENV / "bin" / "python"
     if not python.exists():
         made = subprocess.run(
-            [sys.executable, "-m", "venv", str(PEER_VENV)], capture_output=True, text=True, timeout=300, check=False
+            [sys.executable, "-m", "venv", str(PEER_VENV)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
         )
         if made.returncode != 0:
             raise PeerUnavailableError(f"creating {PEER_VENV} failed: {made.stderr.strip()[-500:]}")
     if not peer_executable().exists():
         done = subprocess.run(
             [str(python), "-m", "pip", "install", "--quiet", f"{PEER_PACKAGE}=={PEER_VERSION}"],
-            capture_output=True, text=True, timeout=900, check=False,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
         )
         if done.returncode != 0:
             raise PeerUnavailableError(
@@ -67,7 +74,11 @@ def ensure_installed() -> str:
                 f"{(done.stdout + done.stderr).strip()[-800:]}"
             )
     shown = subprocess.run(
-        [str(python), "-m", "pip", "show", PEER_PACKAGE], capture_output=True, text=True, timeout=120, check=False
+        [str(python), "-m", "pip", "show", PEER_PACKAGE],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     version = next(
         (line.split(":", 1)[1].strip() for line in shown.stdout.splitlines() if line.startswith("Version:")),
@@ -95,8 +106,15 @@ def peer_server(settings: ConnectionSettings, log_dir: Path) -> Iterator[tuple[R
         "NEO4J_DATABASE": settings.database or "neo4j",
     }
     command = [
-        str(peer_executable()), "--transport", "http", "--server-host", "127.0.0.1",
-        "--server-port", str(port), "--server-path", PEER_PATH,
+        str(peer_executable()),
+        "--transport",
+        "http",
+        "--server-host",
+        "127.0.0.1",
+        "--server-port",
+        str(port),
+        "--server-path",
+        PEER_PATH,
     ]
     with serving(command, env, port, log_dir / "peer-server.log") as server:
         yield server, f"http://127.0.0.1:{port}{PEER_PATH}"
@@ -136,7 +154,9 @@ def _batches(grouped: dict[str, tuple[str, list[str]]]) -> Iterator[list[dict[st
         yield batch
 
 
-async def load(client: Client, memories: Sequence[Memory], single_sample: int, budget_seconds: float) -> PeerLoad:
+async def load(
+    client: Client, memories: Sequence[Memory], single_sample: int, budget_seconds: float
+) -> PeerLoad:
     """All but the last `single_sample` memories through create_entities (batched); the rest
     one observation per add_observations call, as a host adds memories one at a time."""
     bulk, tail = memories[: len(memories) - single_sample], memories[len(memories) - single_sample :]

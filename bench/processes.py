@@ -10,17 +10,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from graph.localdb import free_port
+
+__all__ = ["RunningServer", "ServerStartError", "free_port", "serving"]
+
 STARTUP_LIMIT_S = 90.0
 
 
 class ServerStartError(RuntimeError):
     """A server subprocess exited or did not listen in time; the message carries its log tail."""
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _accepts(port: int) -> bool:

@@ -44,7 +44,10 @@ def table(figures: Sequence[Figure]) -> str:
         )
         for f in figures
     ]
-    widths = [max(len(header), *(len(row[i]) for row in rows)) if rows else len(header) for i, header in enumerate(_HEADERS)]
+    widths = [
+        max(len(header), *(len(row[i]) for row in rows)) if rows else len(header)
+        for i, header in enumerate(_HEADERS)
+    ]
     # The note column is last and free-running, so it never forces the table wider.
     widths[-1] = len(_HEADERS[-1])
     lines = [
@@ -56,15 +59,27 @@ def table(figures: Sequence[Figure]) -> str:
         if previous is not None and (row[0], row[1]) != previous and row[0] != previous[0]:
             lines.append("")
         previous = (row[0], row[1])
-        cells = [row[0].rjust(widths[0]), row[1].ljust(widths[1]), row[2].ljust(widths[2]),
-                 row[3].rjust(widths[3]), row[4].ljust(widths[4]), row[5].rjust(widths[5]), row[6]]
+        cells = [
+            row[0].rjust(widths[0]),
+            row[1].ljust(widths[1]),
+            row[2].ljust(widths[2]),
+            row[3].rjust(widths[3]),
+            row[4].ljust(widths[4]),
+            row[5].rjust(widths[5]),
+            row[6],
+        ]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
 
 
-def write_json(document: dict[str, Any]) -> Path:
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    path = RESULTS_DIR / f"bench-{stamp}.json"
-    path.write_text(json.dumps(document, indent=2, default=str) + "\n")
+def results_path(started: datetime) -> Path:
+    return RESULTS_DIR / f"bench-{started.astimezone(UTC):%Y%m%dT%H%M%SZ}.json"
+
+
+def write_json(path: Path, document: dict[str, Any]) -> Path:
+    """Write (or rewrite, as sizes finish) the run's JSON atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    partial.write_text(json.dumps(document, indent=2, default=str) + "\n")
+    partial.replace(path)
     return path

@@ -17,30 +17,42 @@ from dataclasses import dataclass
 
 ZIPF_EXPONENT = 1.07
 
-_FIRST_NAMES = """
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+_FIRST_NAMES = _words(
+    """
     Ines Marco Priya Tomas Hannah Kenji Amara Lucas Sofia Mateo Leila Jonas Freya Omar Elena Felix
     Nadia Hugo Clara Ravi Maya Oscar Zara Leo Ingrid Samir Alice Diego Yuki Noah Mira Anton Chloe
     Idris Greta Paulo Lena Arjun Emma Bruno Selin Theo Aisha Viktor Nora Kofi Julia Emil Rosa Ahmed
     Lucia Finn Hana Pedro Iris Malik Vera Dario Lotte Kwame Agnes Rafael Eva Tariq Maren Luis Sanne
     Ivan Beatriz Kai Olga Nico Fatima Jan Mei Sven Carmen Bilal Astrid Andre Daria Yusuf Helga
-""".split()
-_PLACES = """
+"""
+)
+_PLACES = _words(
+    """
     Porto Leeds Lisbon Glasgow Kyoto Oslo Bristol Lyon Austin Denver Montreal Seville Krakow Bergen
     Utrecht Ghent Turin Valencia Dublin Cork Galway Tallinn Riga Vilnius Gdansk Bologna Naples
     Marseille Toulouse Bordeaux Nantes Hamburg Leipzig Dresden Munich Zurich Basel Geneva Vienna
     Graz Ljubljana Zagreb Split Athens Thessaloniki Izmir Istanbul Tbilisi Yerevan Marrakesh Cairo
     Nairobi Accra Lagos Cape Town Durban Mumbai Pune Chennai Colombo Kathmandu Hanoi Bangkok Penang
     Manila Osaka Sapporo Busan Seoul Taipei Melbourne Hobart Wellington Auckland Quito Lima Cusco
-""".split()
-_TOOLS = """
+"""
+)
+_TOOLS = _words(
+    """
     python rust neovim vscode emacs docker kubernetes terraform ansible postgres sqlite redis kafka
     grafana prometheus git jupyter pandas numpy pytorch excel notion obsidian figma blender inkscape
     gimp lightroom darktable ableton logic reaper audacity zotero anki trello jira slack zoom linux
     debian fedora arch nixos macos windows android iphone kindle thinkpad raspberry arduino esp32
     kicad fusion freecad cura prusa lathe router chisel bandsaw kettlebell rower strava garmin
     komoot duolingo spotify audible calibre firefox chrome tmux zsh fish vim helix zed gitlab github
-""".split()
-_HOBBIES = """
+"""
+)
+_HOBBIES = _words(
+    """
     hiking climbing bouldering cycling running swimming rowing sailing kayaking surfing skiing
     snowboarding gardening beekeeping birdwatching photography painting sketching pottery knitting
     sewing woodworking baking brewing fermenting chess go poker bridge crosswords sudoku reading
@@ -48,78 +60,105 @@ _HOBBIES = """
     yoga pilates meditation fishing foraging camping stargazing astronomy origami calligraphy
     embroidery quilting juggling fencing archery tennis badminton squash football basketball
     volleyball cricket rugby golf skating parkour orienteering geocaching volunteering tutoring
-""".split()
-_FOODS = """
+"""
+)
+_FOODS = _words(
+    """
     ramen sushi pho tacos curry dal biryani paella risotto lasagne pizza falafel hummus shakshuka
     dumplings kimchi bibimbap tempura udon soba gyoza croissants sourdough bagels pancakes waffles
     porridge granola muesli oatmeal tofu tempeh seitan lentils chickpeas quinoa couscous polenta
     gnocchi pesto goulash borscht pierogi moussaka souvlaki baklava tiramisu cheesecake brownies
     gelato sorbet espresso matcha chai kombucha cider stout porter mezcal tequila whisky gin olives
     anchovies sardines mackerel salmon oysters mussels lobster avocado mango papaya lychee figs
-""".split()
-_HEALTH = """
+"""
+)
+_HEALTH = _words(
+    """
     knee back shoulder wrist ankle hip neck migraine asthma allergy eczema insomnia anxiety
     cholesterol blood pressure iron levels vitamin thyroid sinus tendinitis sciatica posture
-    eyesight hearing teeth gums stamina sleep diet hydration recovery physio inflammation
-    headaches hay fever lactose gluten caffeine heart rate glucose metabolism flexibility balance
-""".split()
-_NOUNS = """
+    eyesight hearing teeth gums stamina sleep diet hydration recovery physio inflammation headaches
+    hay fever lactose gluten caffeine heart rate glucose metabolism flexibility balance
+"""
+)
+_NOUNS = _words(
+    """
     garden kitchen balcony attic garage workshop studio library museum gallery market harbour
     station bridge river lake forest mountain valley coast island village festival concert
     conference workshop meetup deadline budget roadmap invoice contract proposal report review
     migration release outage incident backlog sprint retrospective dashboard pipeline database
-    server cluster laptop keyboard monitor headphones camera lens bicycle tent backpack boots
-    jacket umbrella passport ticket flight train ferry hostel apartment lease mortgage renovation
-    plumbing roof window floor paint furniture sofa desk chair shelf lamp rug curtains plant
-    tomato basil chilli squash pumpkin apple pear cherry plum walnut hazelnut honey hive queen
-    recipe oven stove pan wok knife bread dough yeast starter jar pickle jam sauce soup stew
-    novel biography thriller podcast documentary album vinyl playlist lyrics score rehearsal
-    recital exhibition course lecture seminar thesis exam certificate interview promotion salary
-    team manager colleague client customer vendor partner investor startup product feature bug
-    patch ticket repository branch merge deployment monitoring alert metric latency throughput
-    puzzle tournament league match season training coach injury race marathon trail summit ridge
-    glacier canyon beach cliff lighthouse castle cathedral temple shrine garden park square
-""".split()
-_ADJECTIVES = """
+    server cluster laptop keyboard monitor headphones camera lens bicycle tent backpack boots jacket
+    umbrella passport ticket flight train ferry hostel apartment lease mortgage renovation plumbing
+    roof window floor paint furniture sofa desk chair shelf lamp rug curtains plant tomato basil
+    chilli squash pumpkin apple pear cherry plum walnut hazelnut honey hive queen recipe oven stove
+    pan wok knife bread dough yeast starter jar pickle jam sauce soup stew novel biography thriller
+    podcast documentary album vinyl playlist lyrics score rehearsal recital exhibition course
+    lecture seminar thesis exam certificate interview promotion salary team manager colleague client
+    customer vendor partner investor startup product feature bug patch ticket repository branch
+    merge deployment monitoring alert metric latency throughput puzzle tournament league match
+    season training coach injury race marathon trail summit ridge glacier canyon beach cliff
+    lighthouse castle cathedral temple shrine garden park square
+"""
+)
+_ADJECTIVES = _words(
+    """
     quiet busy noisy tiny huge cozy chilly humid sunny rainy windy foggy snowy dusty muddy bright
     gloomy cheerful tense relaxed hectic slow fast cheap pricey generous tricky simple messy tidy
     vintage modern rustic fancy homely spicy sweet sour bitter salty smoky crunchy tender fragrant
     stubborn patient curious anxious proud grateful exhausted restless hopeful nostalgic stressful
     surprising boring memorable awkward wonderful terrible decent solid flaky brittle sturdy
-""".split()
-_ROLES = """
+"""
+)
+_ROLES = _words(
+    """
     engineer designer teacher nurse doctor researcher analyst manager consultant architect writer
     editor translator chef baker carpenter electrician plumber pharmacist lawyer accountant
     librarian curator photographer musician tutor coach mechanic pilot farmer gardener scientist
     developer administrator producer director planner surveyor geologist biologist veterinarian
-""".split()
-_RELATIONS = """
+"""
+)
+_RELATIONS = _words(
+    """
     sister brother mother father daughter son cousin aunt uncle partner wife husband niece nephew
     grandmother grandfather friend neighbour colleague mentor
-""".split()
-_EVENTS = """
+"""
+)
+_EVENTS = _words(
+    """
     wedding birthday party reunion conference meetup hackathon concert festival funeral graduation
     barbecue picnic housewarming retreat workshop tournament race marathon exhibition launch
-""".split()
-_TASKS = """
+"""
+)
+_TASKS = _words(
+    """
     budgeting planning writing drafting notes journaling tracking runs logging workouts editing
     photos mixing tracks reviewing code testing deploying scheduling invoicing reading papers
     sketching layouts learning words flashcards backups monitoring analysis prototyping modelling
-""".split()
-_LANGUAGES = """
+"""
+)
+_LANGUAGES = _words(
+    """
     Spanish Portuguese French German Italian Dutch Swedish Norwegian Danish Polish Czech Greek
     Turkish Arabic Hebrew Hindi Bengali Tamil Japanese Korean Mandarin Cantonese Vietnamese Thai
     Swahili Yoruba Russian Ukrainian Finnish Icelandic Welsh Irish
-""".split()
-_MONTHS = "January February March April May June July August September October November December".split()
-_SEASONS = "spring summer autumn winter".split()
-_WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
-_COMPANY_SUFFIXES = "Labs Systems Works Foods Health Partners Analytics Studio Logistics Energy Bank".split()
+"""
+)
+_MONTHS = _words(
+    """
+    January February March April May June July August September October November December
+"""
+)
+_SEASONS = _words("spring summer autumn winter")
+_WEEKDAYS = _words("Monday Tuesday Wednesday Thursday Friday Saturday Sunday")
+_COMPANY_SUFFIXES = _words(
+    """
+    Labs Systems Works Foods Health Partners Analytics Studio Logistics Energy Bank
+"""
+)
 
-_ONSETS = "b br c ch d dr f fl g gr h j k kr l m n p pr qu r s sh st t tr v w z th".split()
-_VOWELS = "a e i o u ai ea io ou ae".split()
+_ONSETS = _words("b br c ch d dr f fl g gr h j k kr l m n p pr qu r s sh st t tr v w z th")
+_VOWELS = _words("a e i o u ai ea io ou ae")
 _CODAS = ["", "n", "r", "l", "s", "th", "nd", "rk", "sk", "v", "x", "m"]
-_PLACE_ENDINGS = "ford wick by ton mouth stad ville dale holm haven field moor bridge ness".split()
+_PLACE_ENDINGS = _words("ford wick by ton mouth stad ville dale holm haven field moor bridge ness")
 
 
 def _syllables(rng: random.Random, count: int) -> str:
@@ -172,7 +211,9 @@ class Vocabulary:
         return self.slots[slot].pick(rng)
 
     def distinct_words(self) -> int:
-        return len({token.lower() for ranked in self.slots.values() for w in ranked.words for token in w.split()})
+        return len(
+            {token.lower() for ranked in self.slots.values() for w in ranked.words for token in w.split()}
+        )
 
 
 def _ranked(rng: random.Random, head: Sequence[str], tail: Sequence[str]) -> RankedWords:

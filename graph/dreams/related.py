@@ -26,7 +26,9 @@ async def _related(tx: ProfileTx, query: str, memory_ids: Sequence[str]) -> list
     found: dict[str, RelatedDream] = {}
     for row in rows:
         reason = (
-            f"cites recalled memory {', '.join(row['shared'])}" if row["lane"] == 0 else "its text matches"
+            f"cites recalled memory {', '.join(row['shared'])}"
+            if row["lane"] == 0
+            else "its text matches the query"
         )
         found.setdefault(row["dream"]["id"], _related_dream(row, reason))
     return list(found.values())[:RELATED_DREAMS_LIMIT]

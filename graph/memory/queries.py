@@ -25,8 +25,14 @@ FIND_FRAGMENT_BY_HASH = ScopedQuery(
 CREATE_FRAGMENT = ScopedQuery(
     "create_fragment",
     """
-    MERGE (p:Profile {profile_id: $profile_id})
-      ON CREATE SET p.created_at = $now
+    // Only the first fragment creates the Profile node: a MERGE on every call would take the
+    // profile's lock and serialise all of a profile's writes. A race to create it is settled
+    // by the unique constraint (the caller retries).
+    OPTIONAL MATCH (p:Profile {profile_id: $profile_id})
+    CALL (p) {
+        WITH p WHERE p IS NULL
+        CREATE (:Profile {profile_id: $profile_id, created_at: $now})
+    }
     CREATE (f:SourceFragment {
         profile_id: $profile_id, profile_key: $profile_key, id: $id, text: $text,
         content_hash: $hash, active_hash: $hash, idempotency_key: $key, source: $source,

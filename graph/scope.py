@@ -50,6 +50,8 @@ _CLAUSE_END = re.compile(
 _DISJUNCTION = re.compile(r"(?<![.$])\b(?:OR|XOR)\b", re.IGNORECASE)
 _COMMENT = re.compile(r"//[^\n]*")
 # Strings are blanked out before checking so that text inside them cannot look like a pattern.
+# `CALL (a, b) {` imports variables into a subquery; its parentheses are not a node pattern.
+_SUBQUERY_SCOPE = re.compile(r"\bCALL\s*\([\w\s,]*\)\s*\{", re.IGNORECASE)
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 
 
@@ -156,7 +158,7 @@ def _reached_from_bound(text: str, match: re.Match[str], bound: set[str]) -> boo
 
 def check_profile_scoped(text: str) -> None:
     """Raise UnscopedQueryError unless the query text stays inside one profile."""
-    cleaned = _STRING.sub("''", _COMMENT.sub("", text))
+    cleaned = _SUBQUERY_SCOPE.sub("CALL {", _STRING.sub("''", _COMMENT.sub("", text)))
     if PROFILE_PARAM not in cleaned:
         raise UnscopedQueryError("query never filters on $profile_id")
     _check_assignments(cleaned)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from graph.access import ProfileTx
@@ -38,10 +39,15 @@ def _memory(kind: MemoryKind, row: dict[str, Any]) -> Memory:
     )
 
 
-async def _seeds(tx: ProfileTx, corpus_size: int, run_number: int) -> list[Memory]:
-    window = max(1, corpus_size - RECENT_SEEDS)
-    offset = (run_number * ROTATING_SEEDS) % window
-    rows = await tx.run(q.SEED_MEMORIES, recent=RECENT_SEEDS, rotating=ROTATING_SEEDS, offset=offset)
+async def _seeds(tx: ProfileTx, run_number: int, now: datetime) -> list[Memory]:
+    profile = await tx.single(q.PROFILE_SETTINGS)
+    born = profile["profile"].get("created_at") if profile else None
+    # Golden-ratio steps spread successive nights' windows evenly over the profile's life.
+    fraction = (run_number * 0.6180339887) % 1.0
+    window_start = born + (now - born) * fraction if born and born < now else now
+    rows = await tx.run(
+        q.SEED_MEMORIES, recent=RECENT_SEEDS, rotating=ROTATING_SEEDS, window_start=window_start
+    )
     unique = {row["id"]: _memory(row["kind"], row) for row in rows}
     return list(unique.values())
 
@@ -79,10 +85,10 @@ async def _document_frequency(tx: ProfileTx, pairs: Sequence[CandidatePair]) -> 
     return {term: frequency.get(query or "", 1) for term, query in safe.items()}
 
 
-async def find_candidates(tx: ProfileTx, run_number: int, max_outputs: int) -> Candidates:
+async def find_candidates(tx: ProfileTx, run_number: int, max_outputs: int, now: datetime) -> Candidates:
     size_row = await tx.single(q.CORPUS_SIZE)
     corpus_size = int(size_row["size"]) if size_row else 0
-    seeds = await _seeds(tx, corpus_size, run_number)
+    seeds = await _seeds(tx, run_number, now)
     matches = await _matches(tx, seeds)
     evidence = await _evidence_sets(tx, seeds + [match for _, match, _ in matches])
     best: dict[str, tuple[float, CandidatePair]] = {}

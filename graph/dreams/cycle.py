@@ -173,7 +173,7 @@ def _dream_fields(draft: DreamDraft) -> dict[str, Any]:
 async def _draft_dreams(graph: ProfileGraph, plan: _Plan, generator: DreamGenerator) -> list[DreamDraft]:
     async def work(tx: ProfileTx) -> list[DreamDraft]:
         run_number = plan.started_at.toordinal()
-        candidates = await find_candidates(tx, run_number, plan.max_outputs)
+        candidates = await find_candidates(tx, run_number, plan.max_outputs, plan.started_at)
         return generator.propose(
             candidates.pairs, candidates.document_frequency, candidates.corpus_size, plan.max_outputs
         )

@@ -52,29 +52,31 @@ MEMORY_FIELDS = (
     "coalesce(m.recorded_at, m.created_at) AS created_at"
 )
 
-# Seeds: the newest fragments and facts, plus a window of older fragments that moves from run
-# to run, so that nights without new memories still explore different corners.
+# Seeds: the newest fragments and facts, plus a window of older fragments that starts at a
+# different point of the profile's life every night (`$window_start`), so nights without new memories still
+# explore other corners. Ordering by every property of the composite index lets Neo4j read the
+# index in order and stop after LIMIT rows, instead of sorting the whole profile.
 SEED_MEMORIES = ScopedQuery(
     "seed_memories",
     f"""
-    CALL {{
-        MATCH (m:SourceFragment {{profile_id: $profile_id}})
+    CALL () {{
+        MATCH (m:SourceFragment)
         USING INDEX m:SourceFragment(profile_id, created_at)
-        WHERE m.created_at IS NOT NULL AND m.status = 'active'
+        WHERE m.profile_id = $profile_id AND m.created_at IS NOT NULL AND m.status = 'active'
           AND NOT 'dream_feedback' IN coalesce(m.labels, [])
-        WITH m ORDER BY m.created_at DESC LIMIT $recent
+        WITH m ORDER BY m.profile_id DESC, m.created_at DESC LIMIT $recent
         RETURN 'fragment' AS kind, m
       UNION
-        MATCH (m:Fact {{profile_id: $profile_id, status: 'active'}})
-        WHERE m.recorded_at IS NOT NULL
-        WITH m ORDER BY m.recorded_at DESC LIMIT $recent
+        MATCH (m:Fact)
+        WHERE m.profile_id = $profile_id AND m.status = 'active' AND m.recorded_at IS NOT NULL
+        WITH m ORDER BY m.profile_id DESC, m.status DESC, m.recorded_at DESC LIMIT $recent
         RETURN 'fact' AS kind, m
       UNION
-        MATCH (m:SourceFragment {{profile_id: $profile_id}})
+        MATCH (m:SourceFragment)
         USING INDEX m:SourceFragment(profile_id, created_at)
-        WHERE m.created_at IS NOT NULL AND m.status = 'active'
+        WHERE m.profile_id = $profile_id AND m.created_at >= $window_start AND m.status = 'active'
           AND NOT 'dream_feedback' IN coalesce(m.labels, [])
-        WITH m ORDER BY m.created_at SKIP $offset LIMIT $rotating
+        WITH m ORDER BY m.profile_id, m.created_at LIMIT $rotating
         RETURN 'fragment' AS kind, m
     }}
     RETURN kind, {MEMORY_FIELDS}
@@ -250,6 +252,7 @@ SET_PROFILE_SETTINGS = ScopedQuery(
     "set_profile_settings",
     """
     MERGE (p:Profile {profile_id: $profile_id})
+      ON CREATE SET p.created_at = datetime()
     SET p += $settings
     """,
 )

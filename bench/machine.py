@@ -83,26 +83,17 @@ def describe_machine() -> dict[str, Any]:
     }
 
 
+def _git(*args: str) -> str:
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=10, check=False)
+    return done.stdout.strip()
+
+
 def source_revision() -> str:
     """The checkout's commit, with "+dirty" when the work tree differs from it."""
-    root = Path(__file__).resolve().parent.parent
     try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        ).stdout.strip()
+        commit = _git("rev-parse", "--short", "HEAD")
+        dirty = _git("status", "--porcelain", "--untracked-files=no")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return f"{commit}+dirty" if commit and dirty else commit or "unknown"

@@ -68,9 +68,8 @@ def make_lifespan(
             # Trigger: Neo4j down at start. Why: a host should still see the tools and get a
             # clear error per call. Outcome: schema is retried on the first call that connects.
             log.warning("Starting without a graph: %s", error)
-        scheduler = None
-        if run_scheduler:
-            scheduler = NightlyScheduler(store, settings.dreaming_defaults(), settings.dreaming_concurrency)
+        scheduler = nightly_scheduler(store, settings) if run_scheduler else None
+        if scheduler is not None:
             scheduler.start()
         try:
             yield context
@@ -111,15 +110,30 @@ def build_server(
     return server
 
 
-async def run_scheduler_forever(settings: ReverieSettings) -> None:
-    """`reverie scheduler`: the nightly scheduler alone, for stdio-only installations."""
+def nightly_scheduler(store: GraphStore, settings: ReverieSettings) -> NightlyScheduler:
+    return NightlyScheduler(store, settings.dreaming_defaults(), settings.dreaming_concurrency)
+
+
+@asynccontextmanager
+async def opened_store(settings: ReverieSettings) -> AsyncIterator[GraphStore]:
+    """The graph for a command-line process: connected, schema ensured, closed on exit.
+
+    Unlike the server's lifespan, a failure to reach Neo4j here ends the command."""
     store = GraphStore.connect(await resolve_connection(settings))
-    scheduler = NightlyScheduler(store, settings.dreaming_defaults(), settings.dreaming_concurrency)
     try:
         await ensure_schema(store.driver, store.settings.database)
-        scheduler.start()
-        log.info("Nightly dreaming scheduler running; Ctrl-C stops it.")
-        await anyio.sleep_forever()
+        yield store
     finally:
-        scheduler.shutdown()
         await store.close()
+
+
+async def run_scheduler_forever(settings: ReverieSettings) -> None:
+    """`reverie scheduler`: the nightly scheduler alone, for stdio-only installations."""
+    async with opened_store(settings) as store:
+        scheduler = nightly_scheduler(store, settings)
+        scheduler.start()
+        try:
+            log.info("Nightly dreaming scheduler running; Ctrl-C stops it.")
+            await anyio.sleep_forever()
+        finally:
+            scheduler.shutdown()

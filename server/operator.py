@@ -14,14 +14,13 @@ from typing import Any
 import anyio
 from pydantic import BaseModel
 
-from graph.access import GraphStore, ProfileGraph
+from graph.access import ProfileGraph
 from graph.dreams import review
-from graph.dreams.config import configure_dreaming
+from graph.dreams.config import DreamingConfig, configure_dreaming
 from graph.dreams.cycle import CycleRequest, run_cycle
 from graph.dreams.models import Dream, DreamPage, DreamRun, DreamStatus, FeedbackDecision, FeedbackResult
 from graph.errors import InvalidInputError
-from graph.schema import ensure_schema
-from server.app import resolve_connection
+from server.app import opened_store
 from server.settings import ReverieSettings, load_settings
 
 Action = Callable[[ProfileGraph, ReverieSettings, argparse.Namespace], Awaitable[BaseModel]]
@@ -62,15 +61,8 @@ ACTIONS: dict[str, Action] = {
     "resolve": _resolve,
     "configure": _configure,
 }
-CONFIGURABLE = (
-    "enabled",
-    "start_time_local",
-    "timezone",
-    "reflect_enabled",
-    "reevaluate_enabled",
-    "dream_enabled",
-    "max_outputs",
-)
+# Every per-profile dreaming setting; `sources` is computed, not set.
+CONFIGURABLE = tuple(name for name in DreamingConfig.model_fields if name != "sources")
 
 
 def _describe_dream(dream: Dream) -> str:
@@ -120,12 +112,8 @@ def describe(result: BaseModel) -> str:
 
 async def _execute(args: argparse.Namespace) -> BaseModel:
     settings = load_settings()
-    store = GraphStore.connect(await resolve_connection(settings))
-    try:
-        await ensure_schema(store.driver, store.settings.database)
+    async with opened_store(settings) as store:
         return await ACTIONS[args.action](store.profile(args.profile), settings, args)
-    finally:
-        await store.close()
 
 
 def cmd_dream(args: argparse.Namespace) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 from graph.access import ProfileTx
 from graph.dreams import queries as q
 from graph.dreams.generator import CandidatePair, Memory, MemoryKind, pair_key, shared_terms
+from graph.memory.claims import DREAM_FEEDBACK_LABEL
 from graph.text import fulltext_clause, fulltext_query, salient_terms
 
 RECENT_SEEDS = 12
@@ -46,7 +47,11 @@ async def _seeds(tx: ProfileTx, run_number: int, now: datetime) -> list[Memory]:
     fraction = (run_number * 0.6180339887) % 1.0
     window_start = born + (now - born) * fraction if born and born < now else now
     rows = await tx.run(
-        q.SEED_MEMORIES, recent=RECENT_SEEDS, rotating=ROTATING_SEEDS, window_start=window_start
+        q.SEED_MEMORIES,
+        recent=RECENT_SEEDS,
+        rotating=ROTATING_SEEDS,
+        window_start=window_start,
+        feedback_label=DREAM_FEEDBACK_LABEL,
     )
     unique = {row["id"]: _memory(row["kind"], row) for row in rows}
     return list(unique.values())
@@ -61,7 +66,13 @@ async def _matches(tx: ProfileTx, seeds: Sequence[Memory]) -> list[tuple[Memory,
             queries.append({"id": seed.id, "terms": terms})
     found: list[tuple[Memory, Memory, float]] = []
     for index, kind in _INDEX_KIND.items():
-        rows = await tx.run(q.RELATED_MEMORIES, seeds=queries, index=index, per_seed=MATCHES_PER_SEED)
+        rows = await tx.run(
+            q.RELATED_MEMORIES,
+            seeds=queries,
+            index=index,
+            per_seed=MATCHES_PER_SEED,
+            feedback_label=DREAM_FEEDBACK_LABEL,
+        )
         found.extend((by_id[row["seed_id"]], _memory(kind, row), float(row["score"])) for row in rows)
     return found
 

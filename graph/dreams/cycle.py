@@ -53,7 +53,6 @@ class CycleRequest:
 @dataclass(frozen=True)
 class _Plan:
     run_id: str | None
-    config: DreamingConfig
     phases: dict[Phase, bool]
     max_outputs: int
     run_date: str
@@ -74,7 +73,7 @@ def _plan(request: CycleRequest, config: DreamingConfig, now: datetime) -> _Plan
         "dream": pick(request.dream_enabled, config.dream_enabled),
     }
     run_date = request.scheduled_date or now.astimezone(ZoneInfo(config.timezone)).date().isoformat()
-    return _Plan(None, config, phases, max_outputs, run_date, now)
+    return _Plan(None, phases, max_outputs, run_date, now)
 
 
 async def _claim_lock(tx: ProfileTx, plan: _Plan, request: CycleRequest) -> None:
@@ -154,17 +153,9 @@ async def _reevaluate(graph: ProfileGraph, now: datetime, apply: bool) -> dict[s
 
 
 def _dream_fields(draft: DreamDraft) -> dict[str, Any]:
+    # Sources become DREAMED_FROM edges and pair_key is the MERGE key; everything else is stored.
     return {
-        "hypothesis": draft.hypothesis,
-        "what_if": draft.what_if,
-        "possible_outcome": draft.possible_outcome,
-        "rationale": draft.rationale,
-        "likelihood": draft.likelihood,
-        "confidence": draft.confidence,
-        "generator": draft.generator,
-        "shared_terms": draft.shared_terms,
-        "proposition_subject": draft.proposition_subject,
-        "proposition_object": draft.proposition_object,
+        **draft.model_dump(exclude={"source_ids", "pair_key"}),
         "text": f"{draft.hypothesis} {draft.what_if}",
         "source_count": len(draft.source_ids),
     }

@@ -53,9 +53,10 @@ MEMORY_FIELDS = (
 )
 
 # Seeds: the newest fragments and facts, plus a window of older fragments that starts at a
-# different point of the profile's life every night (`$window_start`), so nights without new memories still
-# explore other corners. Ordering by every property of the composite index lets Neo4j read the
-# index in order and stop after LIMIT rows, instead of sorting the whole profile.
+# different point of the profile's life every night (`$window_start`), so nights without new
+# memories still explore other corners. Ordering by every property of the composite index lets
+# Neo4j read the index in order and stop after LIMIT rows, instead of sorting the whole profile.
+# Dream-feedback fragments ($feedback_label) are never dreamed about: no feedback loops.
 SEED_MEMORIES = ScopedQuery(
     "seed_memories",
     f"""
@@ -63,7 +64,7 @@ SEED_MEMORIES = ScopedQuery(
         MATCH (m:SourceFragment)
         USING INDEX m:SourceFragment(profile_id, created_at)
         WHERE m.profile_id = $profile_id AND m.created_at IS NOT NULL AND m.status = 'active'
-          AND NOT 'dream_feedback' IN coalesce(m.labels, [])
+          AND NOT $feedback_label IN coalesce(m.labels, [])
         WITH m ORDER BY m.profile_id DESC, m.created_at DESC LIMIT $recent
         RETURN 'fragment' AS kind, m
       UNION
@@ -75,7 +76,7 @@ SEED_MEMORIES = ScopedQuery(
         MATCH (m:SourceFragment)
         USING INDEX m:SourceFragment(profile_id, created_at)
         WHERE m.profile_id = $profile_id AND m.created_at >= $window_start AND m.status = 'active'
-          AND NOT 'dream_feedback' IN coalesce(m.labels, [])
+          AND NOT $feedback_label IN coalesce(m.labels, [])
         WITH m ORDER BY m.profile_id, m.created_at LIMIT $rotating
         RETURN 'fragment' AS kind, m
     }}
@@ -91,7 +92,7 @@ RELATED_MEMORIES = ScopedQuery(
             'profile_key:' + $profile_key + ' AND status:active AND ' + seed.terms, {limit: $per_seed})
         YIELD node, score
         WHERE node.profile_id = $profile_id AND node.id <> seed.id
-          AND NOT 'dream_feedback' IN coalesce(node.labels, [])
+          AND NOT $feedback_label IN coalesce(node.labels, [])
         RETURN node, score
     }
     RETURN seed.id AS seed_id, node.id AS id, node.text AS text,

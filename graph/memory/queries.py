@@ -179,8 +179,6 @@ SUPERSEDE_FACT = ScopedQuery(
     SET oc.status = 'superseded'
     """,
 )
-# A fact whose support was retracted comes back to life when its own claim is supported and
-# promoted again, instead of a twin being created beside it and the old one staying stale.
 # New evidence contradicts what an active fact rests on: the fact is flagged, not deleted.
 FLAG_CONTRADICTED_FACT = ScopedQuery(
     "flag_contradicted_fact",
@@ -192,6 +190,8 @@ FLAG_CONTRADICTED_FACT = ScopedQuery(
     RETURN f.id AS id
     """,
 )
+# A fact whose support was retracted comes back to life when its own claim is supported and
+# promoted again, instead of a twin being created beside it and the old one staying stale.
 REVALIDATE_FACT = ScopedQuery(
     "revalidate_fact",
     f"""

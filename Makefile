@@ -1,5 +1,6 @@
 # Reverie's entry points. `make run` and `make test` set everything up on a fresh machine:
-# a .venv in the checkout, the package, and the Neo4j jars (cached under $REVERIE_HOME).
+# a .venv in the checkout, the package, the Neo4j jars and the embedding model (both cached
+# under $REVERIE_HOME).
 
 PYTHON ?= python3
 VENV := .venv
@@ -7,8 +8,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 INSPECTOR_DIR ?= $(HOME)/.cache/reverie/inspector
 INSPECTOR_VERSION := 2.12.0
+LOCOMO ?= ../shared/data/locomo-dev
 
-.PHONY: setup run test lint bench bench-quick inspector clean
+.PHONY: setup run test lint bench bench-quick bench-locomo inspector clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +20,7 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 	$(BIN)/reverie neo4j install
+	$(BIN)/reverie embeddings install
 
 # Serve over Streamable HTTP on 127.0.0.1 with the managed Neo4j and the nightly scheduler.
 run: setup
@@ -28,7 +31,9 @@ inspector:
 	  (mkdir -p $(INSPECTOR_DIR) && cd $(INSPECTOR_DIR) && \
 	   npm install --no-audit --no-fund --loglevel=error @modelcontextprotocol/inspector@$(INSPECTOR_VERSION))
 
+# The suite also needs a second model, to prove two models' vectors never meet in one search.
 test: setup inspector
+	$(BIN)/reverie embeddings install --model all-minilm-l6-v2
 	REVERIE_INSPECTOR=$(INSPECTOR_DIR)/node_modules/.bin/mcp-inspector $(BIN)/python -m pytest
 
 lint: $(STAMP)
@@ -41,6 +46,10 @@ bench: setup
 
 bench-quick: setup
 	$(BIN)/python -m bench --quick
+
+# Recall on LoCoMo conversations through the MCP tools, beside BM25 (`make bench-locomo LOCOMO=dir`).
+bench-locomo: setup
+	$(BIN)/python -m bench.locomo --data $(LOCOMO)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bench/results

@@ -72,8 +72,8 @@ def table(figures: Sequence[Figure]) -> str:
     return "\n".join(lines)
 
 
-def results_path(started: datetime) -> Path:
-    return RESULTS_DIR / f"bench-{started.astimezone(UTC):%Y%m%dT%H%M%SZ}.json"
+def results_path(started: datetime, kind: str = "bench") -> Path:
+    return RESULTS_DIR / f"{kind}-{started.astimezone(UTC):%Y%m%dT%H%M%SZ}.json"
 
 
 def write_json(path: Path, document: dict[str, Any]) -> Path:

@@ -10,6 +10,7 @@ from bench.database import BenchDatabase, driver_for
 from bench.stats import Stopwatch
 from graph.access import GraphStore
 from graph.dreams.cycle import CycleRequest
+from graph.schema import ensure_schema
 
 WARMUP_PROFILE = "bench-warmup"
 WARMUP_MEMORIES = 400
@@ -24,6 +25,9 @@ async def warm_up(db: BenchDatabase, seed: int) -> float:
     driver = driver_for(db.settings)
     store = GraphStore.connect(db.settings)
     try:
+        # The sizes ensure the schema after their wipe, but the warm-up runs first: on a fresh
+        # instance recall would find no fulltext index yet.
+        await ensure_schema(driver, None)
         graph = store.profile(WARMUP_PROFILE)
         memories = list(factory.memories(seed + 99, WARMUP_MEMORIES))
         await ingest.sequential(graph, memories[: WARMUP_MEMORIES // 2])

@@ -14,7 +14,7 @@ import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, AsyncSession
 from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
@@ -27,6 +27,7 @@ from graph.text import profile_key
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 PROFILE_ID_RULE = "1 to 64 characters: letters, digits, '.', '_', '-' or '@', starting with a letter or digit"
 _PROFILE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
@@ -103,19 +104,25 @@ class ProfileGraph:
         self._store = store
         self.profile_id = validate_profile_id(profile_id)
 
-    async def read(self, work: Callable[[ProfileTx], Awaitable[T]]) -> T:
+    async def read(
+        self, work: Callable[Concatenate[ProfileTx, P], Awaitable[T]], *args: P.args, **kwargs: P.kwargs
+    ) -> T:
+        """`work(tx, *args, **kwargs)` in one managed read transaction (retried on transient errors)."""
         async with self._store.session() as session:
-            return await session.execute_read(self._bind(work))
+            return await session.execute_read(self._bind(work), *args, **kwargs)
 
-    async def write(self, work: Callable[[ProfileTx], Awaitable[T]]) -> T:
+    async def write(
+        self, work: Callable[Concatenate[ProfileTx, P], Awaitable[T]], *args: P.args, **kwargs: P.kwargs
+    ) -> T:
+        """`work(tx, *args, **kwargs)` in one managed write transaction (retried on transient errors)."""
         async with self._store.session() as session:
-            return await session.execute_write(self._bind(work))
+            return await session.execute_write(self._bind(work), *args, **kwargs)
 
     def _bind(
-        self, work: Callable[[ProfileTx], Awaitable[T]]
-    ) -> Callable[[AsyncManagedTransaction], Awaitable[T]]:
-        async def bound(tx: AsyncManagedTransaction) -> T:
-            return await work(ProfileTx(tx, self.profile_id))
+        self, work: Callable[Concatenate[ProfileTx, P], Awaitable[T]]
+    ) -> Callable[Concatenate[AsyncManagedTransaction, P], Awaitable[T]]:
+        async def bound(tx: AsyncManagedTransaction, /, *args: P.args, **kwargs: P.kwargs) -> T:
+            return await work(ProfileTx(tx, self.profile_id), *args, **kwargs)
 
         return bound
 

@@ -12,14 +12,13 @@ from typing import Final, LiteralString
 
 from neo4j import AsyncDriver
 
-FULLTEXT_INDEXES: Final = {
-    "fragment_text": "SourceFragment",
-    "claim_text": "Claim",
-    "fact_text": "Fact",
-    "dream_text": "Dream",
-}
-
 _FULLTEXT_OPTIONS: Final = "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}"
+# Every provisioned model makes vectors of this size (`catalog.DIMENSIONS`, kept equal by a
+# test); cosine is what they were trained for.
+VECTOR_DIMENSIONS: Final = 384
+_VECTOR_OPTIONS: Final = (
+    "OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}}"
+)
 
 SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE CONSTRAINT profile_unique IF NOT EXISTS FOR (n:Profile) REQUIRE n.profile_id IS UNIQUE",
@@ -52,6 +51,19 @@ SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE INDEX dream_created IF NOT EXISTS FOR (n:Dream) ON (n.profile_id, n.created_at)",
     "CREATE INDEX dreamrun_started IF NOT EXISTS FOR (n:DreamRun) ON (n.profile_id, n.started_at)",
     "CREATE INDEX dreamrun_status IF NOT EXISTS FOR (n:DreamRun) ON (n.profile_id, n.status)",
+    "CREATE INDEX claim_created IF NOT EXISTS FOR (n:Claim) ON (n.profile_id, n.created_at)",
+    "CREATE INDEX fact_recorded IF NOT EXISTS FOR (n:Fact) ON (n.profile_id, n.recorded_at)",
+    # Counting a profile's vectors of one model, so status can say how many are pending.
+    "CREATE INDEX fragment_embedding_model IF NOT EXISTS FOR (n:SourceFragment) "
+    "ON (n.profile_id, n.embedding_model)",
+    "CREATE INDEX claim_embedding_model IF NOT EXISTS FOR (n:Claim) ON (n.profile_id, n.embedding_model)",
+    "CREATE INDEX fact_embedding_model IF NOT EXISTS FOR (n:Fact) ON (n.profile_id, n.embedding_model)",
+    "CREATE INDEX dream_embedding_model IF NOT EXISTS FOR (n:Dream) ON (n.profile_id, n.embedding_model)",
+    "CREATE VECTOR INDEX fragment_embedding IF NOT EXISTS FOR (n:SourceFragment) "
+    "ON n.embedding " + _VECTOR_OPTIONS,
+    "CREATE VECTOR INDEX claim_embedding IF NOT EXISTS FOR (n:Claim) ON n.embedding " + _VECTOR_OPTIONS,
+    "CREATE VECTOR INDEX fact_embedding IF NOT EXISTS FOR (n:Fact) ON n.embedding " + _VECTOR_OPTIONS,
+    "CREATE VECTOR INDEX dream_embedding IF NOT EXISTS FOR (n:Dream) ON n.embedding " + _VECTOR_OPTIONS,
     "CREATE FULLTEXT INDEX fragment_text IF NOT EXISTS FOR (n:SourceFragment) "
     "ON EACH [n.text, n.profile_key, n.status] " + _FULLTEXT_OPTIONS,
     "CREATE FULLTEXT INDEX claim_text IF NOT EXISTS FOR (n:Claim) "

@@ -15,6 +15,8 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 
 from graph.access import ConnectionSettings, GraphStore
+from graph.embedding.encoder import Embedder
+from graph.embedding.loader import load_embedder
 from graph.errors import GraphUnavailableError
 from graph.localdb import LocalNeo4j
 from graph.schema import ensure_schema
@@ -56,12 +58,12 @@ async def resolve_connection(settings: ReverieSettings) -> ConnectionSettings:
 
 
 def make_lifespan(
-    settings: ReverieSettings, transport: Transport, run_scheduler: bool
+    settings: ReverieSettings, transport: Transport, run_scheduler: bool, embedder: Embedder | None
 ) -> Callable[[MCPServer[AppContext]], AbstractAsyncContextManager[AppContext]]:
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
         store = GraphStore.connect(await resolve_connection(settings))
-        context = AppContext(settings=settings, store=store, transport=transport)
+        context = AppContext(settings=settings, store=store, transport=transport, embedder=embedder)
         try:
             await context.ensure_ready()
         except GraphUnavailableError as error:
@@ -88,7 +90,11 @@ def build_server(
     public_url: str = "http://127.0.0.1:8765",
     run_scheduler: bool = False,
 ) -> MCPServer[AppContext]:
-    """The MCP server with every tool registered; HTTP servers also get bearer auth."""
+    """The MCP server with every tool registered; HTTP servers also get bearer auth.
+
+    The embedding model is loaded here, before anything serves, so a model that cannot be loaded
+    stops the start with its reason instead of failing the first recall."""
+    embedder = load_embedder(settings.reverie_home, settings.reverie_embedding_model)
     auth_kwargs: dict[str, object] = {}
     if transport == "http":
         auth_kwargs = {
@@ -103,7 +109,7 @@ def build_server(
     server: MCPServer[AppContext] = MCPServer(
         name="reverie",
         instructions=INSTRUCTIONS,
-        lifespan=make_lifespan(settings, transport, run_scheduler),
+        lifespan=make_lifespan(settings, transport, run_scheduler, embedder),
         **auth_kwargs,  # type: ignore[arg-type]
     )
     register_all(server)

@@ -14,6 +14,7 @@ from graph.errors import ReverieError
 from graph.localdb import LocalNeo4j, LocalNeo4jError
 from server.app import build_server, run_scheduler_forever
 from server.auth import TokenFileError, TokenGrant, add_token, load_token_file
+from server.embeddings_cli import add_embeddings_parser
 from server.operator import add_dream_parser
 from server.settings import ReverieSettings, SettingsError, load_settings
 
@@ -149,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     token.set_defaults(handler=cmd_token)
 
     add_dream_parser(commands)
+    add_embeddings_parser(commands)
     return parser
 
 

@@ -10,6 +10,7 @@ from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver.exceptions import ToolError
 
 from graph.access import GraphStore, ProfileGraph
+from graph.embedding.encoder import Embedder
 from graph.schema import ensure_schema
 from server.settings import ReverieSettings
 
@@ -21,6 +22,8 @@ class AppContext:
     settings: ReverieSettings
     store: GraphStore
     transport: Transport
+    # None when the semantic lane is off (REVERIE_EMBEDDING_MODEL=off).
+    embedder: Embedder | None = None
     _schema_ready: bool = False
     _schema_lock: anyio.Lock = field(default_factory=anyio.Lock)
 

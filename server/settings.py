@@ -11,6 +11,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graph.access import PROFILE_ID_RULE, validate_profile_id
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig
+from graph.embedding.catalog import DEFAULT_MODEL, MODELS, SEMANTIC_OFF
 from graph.errors import InvalidInputError
 
 
@@ -40,6 +41,11 @@ class ReverieSettings(BaseSettings):
         default=None, description="JSON file mapping HTTP bearer tokens to profiles and scopes"
     )
 
+    reverie_embedding_model: str = Field(
+        default=DEFAULT_MODEL,
+        description=f"Embedding model for semantic recall: {', '.join(MODELS)}, or {SEMANTIC_OFF}",
+    )
+
     dreaming_enabled: bool = False
     dreaming_start_time_local: str = Field(default="03:00", pattern=r"^([01]\d|2[0-3]):[0-5]\d$")
     dreaming_timezone: str | None = Field(default=None, description="IANA zone; falls back to APP_TIMEZONE")
@@ -60,6 +66,13 @@ class ReverieSettings(BaseSettings):
                 raise ValueError(
                     f"expected an IANA time zone name such as Europe/Paris, got {value!r}"
                 ) from None
+        return value
+
+    @field_validator("reverie_embedding_model")
+    @classmethod
+    def _known_model(cls, value: str) -> str:
+        if value != SEMANTIC_OFF and value not in MODELS:
+            raise ValueError(f"expected one of {', '.join([*MODELS, SEMANTIC_OFF])}, got {value!r}")
         return value
 
     @property

@@ -15,6 +15,9 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from graph.access import ConnectionSettings, GraphStore, ProfileGraph
+from graph.embedding.catalog import DEFAULT_MODEL
+from graph.embedding.encoder import Embedder
+from graph.embedding.loader import load_embedder
 from graph.localdb import LocalNeo4j
 from graph.schema import ensure_schema
 
@@ -89,3 +92,11 @@ def graph(store: GraphStore, profile_id: str) -> ProfileGraph:
 @pytest.fixture
 def other_graph(store: GraphStore) -> ProfileGraph:
     return store.profile(f"t-{uuid.uuid4().hex[:12]}")
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    """The real default model, as `make test` provisions it (loaded once per process)."""
+    model = load_embedder(LocalNeo4j.default_home(), DEFAULT_MODEL)
+    assert model is not None
+    return model

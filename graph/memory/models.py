@@ -39,6 +39,11 @@ class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True)
 
 
+class FragmentStatus(StrEnum):
+    ACTIVE = "active"
+    RETRACTED = "retracted"
+
+
 class ClaimStatus(StrEnum):
     CANDIDATE = "candidate"
     VALIDATED = "validated"
@@ -163,13 +168,20 @@ class Evidence(Frozen):
     status: str
 
 
+RecallLane = Literal["lexical", "semantic"]
+
+
 class RecallItem(Frozen):
     kind: Literal["fact", "claim", "fragment"]
     id: str
     text: str
-    score: float
+    score: float = Field(description="Fused relevance, 0 to 1: half the lexical, half the semantic match")
+    lanes: list[RecallLane] = Field(description="Which searches found it: by words (lexical), by meaning")
     status: str
-    created_at: datetime
+    created_at: datetime = Field(description="When it was stored")
+    occurred_at: datetime | None = Field(
+        default=None, description="When the person said or did it (fragments), if different from stored"
+    )
     quality: float
     evidence: list[Evidence] | None = None
 

@@ -17,9 +17,12 @@ from typing import Any, Literal
 from neo4j.exceptions import ConstraintError
 
 from graph.access import ProfileGraph, ProfileTx
+from graph.embedding.encoder import Embedder
+from graph.embedding.kinds import EmbeddedKind
+from graph.embedding.store import PassageVectors, embed_passages
 from graph.errors import InvalidInputError, InvalidTransitionError, NotFoundError
 from graph.memory import queries as q
-from graph.memory.claims import settle_claim, upsert_claim
+from graph.memory.claims import claim_fields, settle_claim, upsert_claim
 from graph.memory.models import (
     MAX_CLAIMS,
     MAX_CONTENT_CHARS,
@@ -35,6 +38,7 @@ from graph.memory.models import (
     PromotionOutcome,
     RememberResult,
     RetractResult,
+    as_utc,
 )
 from graph.memory.policy import rule_for, source_quality
 from graph.memory.verifier import ClaimVerifier, LexicalVerifier
@@ -43,6 +47,7 @@ from graph.text import normalize
 MAX_METADATA_CHARS = 4_000
 ConfirmDecision = Literal["accept_claim", "keep_existing", "reject_claim"]
 DEFAULT_VERIFIER: ClaimVerifier = LexicalVerifier()
+_NO_VECTOR: dict[str, object] = {"embedding": None, "embedding_model": None}
 
 
 def utcnow() -> datetime:
@@ -59,6 +64,12 @@ class RememberRequest:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     claims: Sequence[ClaimInput] = ()
     auto_promote: bool = True
+    # When the person said or did it; defaults to when it is stored.
+    occurred_at: datetime | None = None
+
+    def passages(self) -> list[str]:
+        """The texts this request may store: the content and each claim's statement."""
+        return [self.content, *(claim_fields(claim)["text"] for claim in self.claims)]
 
 
 def _check_request(request: RememberRequest) -> str:
@@ -120,9 +131,17 @@ async def _check_support_ids(tx: ProfileTx, claims: Sequence[ClaimInput]) -> Non
         )
 
 
-async def _remember_in(
-    tx: ProfileTx, request: RememberRequest, metadata: str, verifier: ClaimVerifier, now: datetime
-) -> RememberResult:
+@dataclass(frozen=True)
+class _Writing:
+    """What a remember transaction needs besides the request, all settled before it opens."""
+
+    metadata: str
+    verifier: ClaimVerifier
+    now: datetime
+    vectors: PassageVectors | None
+
+
+async def _remember_in(tx: ProfileTx, request: RememberRequest, writing: _Writing) -> RememberResult:
     digest = content_hash(request.content)
     await _check_support_ids(tx, request.claims)
     fragment = await _find_duplicate(tx, request, digest)
@@ -140,31 +159,45 @@ async def _remember_in(
             authority=request.authority,
             quality=source_quality(request.authority),
             labels=list(request.labels),
-            metadata=metadata,
-            now=now,
+            metadata=writing.metadata,
+            now=writing.now,
+            occurred_at=as_utc(request.occurred_at) or writing.now,
+            **(writing.vectors.properties(request.content) if writing.vectors else _NO_VECTOR),
         )
         assert row is not None
         fragment = FragmentRef(id=row["id"], created=True)
-    results = await _settle_claims(tx, request, fragment.id, verifier, now)
+    results = await _settle_claims(tx, request, fragment.id, writing)
     clarifications = [result.clarification for result in results if result.clarification is not None]
     return RememberResult(fragment=fragment, claims=results, clarifications=clarifications)
 
 
 async def _settle_claims(
-    tx: ProfileTx, request: RememberRequest, fragment_id: str, verifier: ClaimVerifier, now: datetime
+    tx: ProfileTx, request: RememberRequest, fragment_id: str, writing: _Writing
 ) -> list[ClaimResult]:
     results = []
     for claim in request.claims:
-        stored = await upsert_claim(tx, claim, [fragment_id, *claim.supported_by], now)
-        results.append(await settle_claim(tx, stored, verifier, now, promote=request.auto_promote))
+        stored = await upsert_claim(tx, claim, [fragment_id, *claim.supported_by], writing.now)
+        vectors = writing.vectors
+        if vectors is not None and stored.get("embedding_model") != vectors.model_id:
+            # Before settling, so a fact promoted from the claim copies the claim's vector.
+            await vectors.store(tx, EmbeddedKind.CLAIM, stored["id"], stored["text"])
+        results.append(
+            await settle_claim(tx, stored, writing.verifier, writing.now, promote=request.auto_promote)
+        )
     return results
 
 
 async def remember_in(
-    tx: ProfileTx, request: RememberRequest, now: datetime, verifier: ClaimVerifier = DEFAULT_VERIFIER
+    tx: ProfileTx,
+    request: RememberRequest,
+    now: datetime,
+    verifier: ClaimVerifier = DEFAULT_VERIFIER,
+    vectors: PassageVectors | None = None,
 ) -> RememberResult:
-    """remember inside a transaction the caller owns (a promoted dream writes its evidence so)."""
-    return await _remember_in(tx, request, _check_request(request), verifier, now)
+    """remember inside a transaction the caller owns (a promoted dream writes its evidence so).
+
+    `vectors` must have been computed before that transaction opened (`embed_passages`)."""
+    return await _remember_in(tx, request, _Writing(_check_request(request), verifier, now, vectors))
 
 
 async def remember(
@@ -172,12 +205,16 @@ async def remember(
     request: RememberRequest,
     verifier: ClaimVerifier = DEFAULT_VERIFIER,
     now: datetime | None = None,
+    embedder: Embedder | None = None,
 ) -> RememberResult:
     metadata = _check_request(request)
-    moment = now or utcnow()
+    # The model runs before the transaction: the driver may retry a transaction, never a model.
+    writing = _Writing(
+        metadata, verifier, now or utcnow(), await embed_passages(embedder, request.passages())
+    )
 
     async def work(tx: ProfileTx) -> RememberResult:
-        return await _remember_in(tx, request, metadata, verifier, moment)
+        return await _remember_in(tx, request, writing)
 
     try:
         return await graph.write(work)

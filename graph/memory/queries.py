@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from graph.memory.semantic_queries import RESULT_FIELDS, TIME_FILTER
 from graph.scope import ScopedQuery
 
 FACT_FIELDS = (
@@ -9,7 +10,8 @@ FACT_FIELDS = (
     "truth_score: f.truth_score, valid_from: f.valid_from, valid_to: f.valid_to, "
     "recorded_at: f.recorded_at, superseded_by: f.superseded_by"
 )
-CLAIM_FIELDS = "c {.*}"
+# Everything but the vector, which only the semantic lane reads (inside Cypher).
+CLAIM_FIELDS = "c {.*, embedding: null}"
 CLARIFICATION_FIELDS = "q {.id, .question, .claim_id, .fact_id, .status, .created_at}"
 
 # --- fragments ---------------------------------------------------------------------------
@@ -37,7 +39,12 @@ CREATE_FRAGMENT = ScopedQuery(
         profile_id: $profile_id, profile_key: $profile_key, id: $id, text: $text,
         content_hash: $hash, active_hash: $hash, idempotency_key: $key, source: $source,
         authority: $authority, quality: $quality, labels: $labels, metadata: $metadata,
-        status: 'active', created_at: $now})
+        status: 'active', created_at: $now, occurred_at: $occurred_at, embedding_model: $embedding_model})
+    WITH f
+    CALL (f) {
+        WITH f WHERE $embedding IS NOT NULL
+        CALL db.create.setNodeVectorProperty(f, 'embedding', $embedding)
+    }
     RETURN f.id AS id
     """,
 )
@@ -159,7 +166,8 @@ CREATE_FACT = ScopedQuery(
     CREATE (f:Fact {{profile_id: $profile_id, profile_key: $profile_key, id: $id, subject: c.subject,
                      predicate: c.predicate, object: c.object, slot: $slot, claim_key: c.claim_key,
                      text: c.text, truth_score: $truth_score, valid_from: c.valid_from,
-                     valid_to: c.valid_to, status: 'active', recorded_at: $now}})
+                     valid_to: c.valid_to, status: 'active', recorded_at: $now,
+                     embedding: c.embedding, embedding_model: c.embedding_model}})
     CREATE (f)-[:PROMOTED_FROM]->(c)
     SET c.status = 'promoted', c.promoted_at = $now
     RETURN {{{FACT_FIELDS}}} AS fact
@@ -270,23 +278,17 @@ CLARIFICATIONS_TOUCHING = ScopedQuery(
 # this one's.
 FULLTEXT_SEARCH = ScopedQuery(
     "fulltext_search",
-    """
+    f"""
     UNWIND $searches AS search
-    CALL (search) {
+    CALL (search) {{
         CALL db.index.fulltext.queryNodes(search.index,
             'profile_key:' + $profile_key + ' AND status:(' + search.statuses + ') AND ' + $terms,
-            {limit: $limit})
+            {{limit: $limit}})
         YIELD node, score
-        WHERE node.profile_id = $profile_id
-          AND ($known_at IS NULL OR coalesce(node.recorded_at, node.created_at) <= $known_at)
-          AND ($known_at IS NULL OR node.superseded_at IS NULL OR node.superseded_at > $known_at)
-          AND (search.valid_at IS NULL OR node.valid_from IS NULL OR node.valid_from <= search.valid_at)
-          AND (search.valid_at IS NULL OR node.valid_to IS NULL OR node.valid_to > search.valid_at)
+        WHERE node.profile_id = $profile_id {TIME_FILTER}
         RETURN node, score
-    }
-    RETURN search.kind AS kind, node.id AS id, node.text AS text, score, node.status AS status,
-           coalesce(node.recorded_at, node.created_at) AS created_at,
-           coalesce(node.quality, node.truth_score, node.extract_conf, 0.5) AS quality
+    }}
+    RETURN search.kind AS kind, {RESULT_FIELDS}
     """,
 )
 CLAIM_EVIDENCE = ScopedQuery(

@@ -22,6 +22,7 @@ from graph.dreams.models import (
     FeedbackDecision,
     FeedbackResult,
 )
+from graph.embedding.status import SemanticStatus, semantic_status
 from graph.memory.pipeline import utcnow
 from scheduler.timing import next_due
 from server.context import AppContext
@@ -38,6 +39,7 @@ class DreamingStatusResult(BaseModel):
     )
     next_run_utc: datetime | None
     counts: dict[str, int] = Field(description="Exact number of dreams per status")
+    semantic: SemanticStatus = Field(description="The embedding model recall and dreams use, and its backlog")
 
 
 def _app(ctx: Ctx) -> AppContext:
@@ -60,6 +62,7 @@ async def dreaming_status(ctx: Ctx) -> DreamingStatusResult:
         next_run_local=next_utc.astimezone(ZoneInfo(state.config.timezone)) if next_utc else None,
         next_run_utc=next_utc,
         counts=state.counts,
+        semantic=await semantic_status(graph, app.embedder),
     )
 
 

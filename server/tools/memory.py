@@ -50,6 +50,10 @@ async def remember(
         list[ClaimInput] | None, Field(description="Statements you extracted from the content")
     ] = None,
     auto_promote: Annotated[bool, Field(description="Promote claims that pass the gates to facts")] = True,
+    occurred_at: Annotated[
+        datetime | None,
+        Field(description="When the person said or did it, if not now (imports keep dates); no offset = UTC"),
+    ] = None,
 ) -> RememberResult:
     """Store evidence about the person and the claims you extracted from it.
 
@@ -68,8 +72,9 @@ async def remember(
         metadata=metadata or {},
         claims=claims or [],
         auto_promote=auto_promote,
+        occurred_at=occurred_at,
     )
-    return await pipeline.remember(graph, request)
+    return await pipeline.remember(graph, request, embedder=app_of(ctx).embedder)
 
 
 @mapped_errors
@@ -83,6 +88,8 @@ async def recall_memory(
 ) -> RecallResult:
     """Find what is remembered about a topic: facts, validated claims and fragments, best first.
 
+    Memories are found by their words and by their meaning; each result's `lanes` says which.
+
     `related_dreams` lists hypotheses that touch the same memories or words. They are not facts:
     ask the person about them and record the answer with resolve_dream_feedback.
     """
@@ -90,7 +97,7 @@ async def recall_memory(
     request = RecallRequest(
         query=query, limit=limit, valid_at=valid_at, known_at=known_at, include_evidence=include_evidence
     )
-    return await recall(graph, request, related_dreams)
+    return await recall(graph, request, related_dreams, embedder=app_of(ctx).embedder)
 
 
 @mapped_errors

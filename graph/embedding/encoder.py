@@ -1,0 +1,139 @@
+"""Running one embedding model on the CPU: tokenise, run the ONNX graph, pool, normalise.
+
+`OnnxEncoder` is synchronous and thread-safe. `Embedder` wraps it for async callers: texts are
+encoded in a worker thread (the event loop keeps serving), and requests that arrive while the
+model is busy are encoded together in the next run, so concurrent `remember` calls share batches
+instead of queueing one model run each.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+import anyio
+import numpy as np
+import onnxruntime as ort
+from numpy.typing import NDArray
+from tokenizers import Tokenizer
+
+from graph.embedding.catalog import ModelSpec, Pooling
+from graph.embedding.provision import ModelFiles, ModelUnavailableError
+
+Vector = list[float]
+# Texts of similar length are run together, so short ones are not padded to the longest.
+_BATCH_SIZE: Final = 32
+# More texts than this wait for the next run, which bounds one run's memory.
+_RUN_LIMIT: Final = 256
+
+
+class OnnxEncoder:
+    def __init__(self, files: ModelFiles) -> None:
+        self.spec: ModelSpec = files.spec
+        try:
+            options = ort.SessionOptions()
+            options.log_severity_level = 3  # the quantized graphs warn about unused initialisers
+            # Idle worker threads would otherwise spin after each run, taking the CPU that Neo4j,
+            # on the same few cores, needs to commit the write the vector was made for.
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            self._session = ort.InferenceSession(str(files.onnx), options, providers=["CPUExecutionProvider"])
+            self._tokenizer = Tokenizer.from_file(str(files.tokenizer))
+        except Exception as error:
+            raise ModelUnavailableError(
+                f"cannot load the {self.spec.name} model from {files.onnx.parent} ({error}); remove "
+                "that folder and run `reverie embeddings install` again"
+            ) from error
+        self._tokenizer.enable_truncation(self.spec.max_tokens)
+        self._tokenizer.enable_padding()
+        self._inputs = {node.name for node in self._session.get_inputs()}
+
+    def encode(self, texts: Sequence[str]) -> list[Vector]:
+        """Unit-length vectors, in the order of `texts`."""
+        order = sorted(range(len(texts)), key=lambda index: len(texts[index]))
+        vectors: list[Vector] = [[] for _ in texts]
+        for start in range(0, len(order), _BATCH_SIZE):
+            chunk = order[start : start + _BATCH_SIZE]
+            for index, vector in zip(chunk, self._run([texts[i] for i in chunk]), strict=True):
+                vectors[index] = vector.tolist()
+        return vectors
+
+    def _run(self, texts: list[str]) -> NDArray[np.float32]:
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([encoding.ids for encoding in encodings], dtype=np.int64)
+        mask = np.array([encoding.attention_mask for encoding in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden: NDArray[np.float32] = self._session.run(None, feeds)[0]
+        if self.spec.pooling is Pooling.CLS:
+            pooled = hidden[:, 0]
+        else:
+            weights = mask[..., np.newaxis].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        unit: NDArray[np.float32] = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+        return unit
+
+
+@dataclass
+class _Request:
+    texts: Sequence[str]
+    done: threading.Event = field(default_factory=threading.Event)
+    vectors: list[Vector] | None = None
+    error: BaseException | None = None
+
+
+class Embedder:
+    """The model as memory code uses it: passages and queries get the prefixes the model wants."""
+
+    def __init__(self, encoder: OnnxEncoder) -> None:
+        self.spec = encoder.spec
+        self.model_id = encoder.spec.model_id
+        self._encoder = encoder
+        self._queue: list[_Request] = []
+        self._queue_lock = threading.Lock()
+        self._run_lock = threading.Lock()
+
+    async def passages(self, texts: Sequence[str]) -> list[Vector]:
+        prefix = self.spec.passage_prefix
+        return await anyio.to_thread.run_sync(self._encode_shared, [prefix + text for text in texts])
+
+    async def query(self, text: str) -> Vector:
+        vectors = await anyio.to_thread.run_sync(self._encode_shared, [self.spec.query_prefix + text])
+        return vectors[0]
+
+    def _encode_shared(self, texts: Sequence[str]) -> list[Vector]:
+        request = _Request(texts)
+        with self._queue_lock:
+            self._queue.append(request)
+        while not request.done.is_set():
+            with self._run_lock:
+                if not request.done.is_set():
+                    self._run_queued()
+        if request.error is not None:
+            raise request.error
+        assert request.vectors is not None
+        return request.vectors
+
+    def _run_queued(self) -> None:
+        """Encode what is queued (up to a bound) in one run; called with the run lock held."""
+        with self._queue_lock:
+            taken, size = 0, 0
+            while taken < len(self._queue) and (taken == 0 or size < _RUN_LIMIT):
+                size += len(self._queue[taken].texts)
+                taken += 1
+            batch, self._queue = self._queue[:taken], self._queue[taken:]
+        try:
+            vectors = self._encoder.encode([text for request in batch for text in request.texts])
+        except Exception as error:  # each waiting caller re-raises it in its own thread
+            for request in batch:
+                request.error = error
+                request.done.set()
+            return
+        start = 0
+        for request in batch:
+            request.vectors = vectors[start : start + len(request.texts)]
+            start += len(request.texts)
+            request.done.set()

@@ -1,0 +1,61 @@
+"""Cypher that writes, counts and finds missing vectors, one query per embedded kind.
+
+The texts are built from the fixed labels in `kinds.STORAGE` (never from input) and, like every
+profile query, checked for scope when this module is imported.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from graph.embedding.kinds import STORAGE, EmbeddedKind
+from graph.scope import ScopedQuery
+
+
+def _set_vectors(label: str) -> ScopedQuery:
+    return ScopedQuery(
+        f"set_vectors_{label}",
+        f"""
+        UNWIND $rows AS row
+        MATCH (n:{label} {{profile_id: $profile_id, id: row.id}})
+        CALL db.create.setNodeVectorProperty(n, 'embedding', row.vector)
+        SET n.embedding_model = $model
+        """,
+    )
+
+
+def _missing_batch(label: str, order_by: str) -> ScopedQuery:
+    # Resumable by construction: the cursor walks the kind's (profile_id, order) index from the
+    # last position, and a node embedded meanwhile simply fails the filter.
+    return ScopedQuery(
+        f"missing_vectors_{label}",
+        f"""
+        MATCH (n:{label})
+        USING INDEX n:{label}(profile_id, {order_by})
+        WHERE n.profile_id = $profile_id AND n.{order_by} >= $after
+          AND NOT (n.{order_by} = $after AND n.id <= $after_id)
+          AND (n.embedding_model IS NULL OR n.embedding_model <> $model) AND n.text IS NOT NULL
+        WITH n ORDER BY n.profile_id, n.{order_by}, n.id LIMIT $limit
+        RETURN n.id AS id, n.text AS text, n.{order_by} AS position
+        """,
+    )
+
+
+def _count_vectors(label: str, order_by: str) -> ScopedQuery:
+    return ScopedQuery(
+        f"count_vectors_{label}",
+        f"""
+        CALL {{ MATCH (n:{label}) USING INDEX n:{label}(profile_id, {order_by})
+               WHERE n.profile_id = $profile_id AND n.{order_by} IS NOT NULL RETURN count(n) AS total }}
+        CALL {{ MATCH (e:{label} {{profile_id: $profile_id, embedding_model: $model}})
+               RETURN count(e) AS embedded }}
+        RETURN total, embedded
+        """,
+    )
+
+
+SET_VECTORS: Final = {kind: _set_vectors(s.label) for kind, s in STORAGE.items()}
+MISSING_BATCH: Final = {kind: _missing_batch(s.label, s.order_by) for kind, s in STORAGE.items()}
+COUNT_VECTORS: Final = {kind: _count_vectors(s.label, s.order_by) for kind, s in STORAGE.items()}
+
+__all__ = ["COUNT_VECTORS", "MISSING_BATCH", "SET_VECTORS", "EmbeddedKind"]

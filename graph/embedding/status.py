@@ -1,0 +1,34 @@
+"""What a profile's semantic lane can see: the model in use and how many memories await a vector."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from graph.access import ProfileGraph
+from graph.embedding.encoder import Embedder
+from graph.embedding.store import vector_counts
+
+_NO_MODEL = "-"  # matches no stored vector, so every memory counts as pending
+
+
+class SemanticStatus(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    enabled: bool = Field(description="False when REVERIE_EMBEDDING_MODEL=off: recall is lexical only")
+    model: str | None = Field(description="The embedding model whose vectors recall compares")
+    embedded: int = Field(description="Memories (fragments, claims, facts, dreams) with this model's vector")
+    pending: int = Field(
+        description="Memories without it: found only by words until `reverie embeddings backfill` runs"
+    )
+    pending_by_kind: dict[str, int]
+
+
+async def semantic_status(graph: ProfileGraph, embedder: Embedder | None) -> SemanticStatus:
+    counts = await vector_counts(graph, embedder.model_id if embedder else _NO_MODEL)
+    return SemanticStatus(
+        enabled=embedder is not None,
+        model=embedder.model_id if embedder else None,
+        embedded=sum(count.embedded for count in counts),
+        pending=sum(count.pending for count in counts),
+        pending_by_kind={count.kind.value: count.pending for count in counts},
+    )

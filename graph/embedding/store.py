@@ -1,0 +1,122 @@
+"""Keeping a profile's vectors in step with the running model.
+
+`embed_missing` is the backfill: it reads a batch of nodes whose vector is missing or from
+another model, embeds them outside any transaction (a model run must never sit inside a
+transaction the driver may retry), writes the batch, and moves on. Each batch commits on its
+own, so an interrupted backfill resumes where it stopped and a finished one finds nothing to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Final
+
+from graph.access import ProfileGraph, ProfileTx
+from graph.embedding import queries as q
+from graph.embedding.encoder import Embedder, Vector
+from graph.embedding.kinds import EmbeddedKind
+
+BACKFILL_BATCH: Final = 64
+_START: Final = datetime(1, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class KindCounts:
+    kind: EmbeddedKind
+    total: int
+    embedded: int
+
+    @property
+    def pending(self) -> int:
+        return self.total - self.embedded
+
+
+async def write_vectors(
+    tx: ProfileTx, kind: EmbeddedKind, model_id: str, ids: Sequence[str], vectors: Sequence[Vector]
+) -> None:
+    rows = [{"id": node_id, "vector": vector} for node_id, vector in zip(ids, vectors, strict=True)]
+    if rows:
+        await tx.run(q.SET_VECTORS[kind], rows=rows, model=model_id)
+
+
+async def vector_counts(graph: ProfileGraph, model_id: str) -> list[KindCounts]:
+    return await graph.read(_vector_counts, model_id)
+
+
+async def _vector_counts(tx: ProfileTx, model_id: str) -> list[KindCounts]:
+    counts = []
+    for kind in EmbeddedKind:
+        row = await tx.single(q.COUNT_VECTORS[kind], model=model_id)
+        counts.append(KindCounts(kind, row["total"] if row else 0, row["embedded"] if row else 0))
+    return counts
+
+
+@dataclass(frozen=True)
+class _Batch:
+    ids: list[str]
+    texts: list[str]
+    last_position: datetime
+    last_id: str
+
+
+async def _missing_rows(
+    tx: ProfileTx, kind: EmbeddedKind, model_id: str, after: datetime, after_id: str, size: int
+) -> list[dict[str, object]]:
+    return await tx.run(q.MISSING_BATCH[kind], model=model_id, after=after, after_id=after_id, limit=size)
+
+
+async def _next_batch(
+    graph: ProfileGraph, kind: EmbeddedKind, model_id: str, after: datetime, after_id: str, size: int
+) -> _Batch | None:
+    rows = await graph.read(_missing_rows, kind, model_id, after, after_id, size)
+    if not rows:
+        return None
+    last = rows[-1]
+    assert isinstance(last["position"], datetime) and isinstance(last["id"], str)
+    return _Batch([str(r["id"]) for r in rows], [str(r["text"]) for r in rows], last["position"], last["id"])
+
+
+async def embed_missing(
+    graph: ProfileGraph,
+    embedder: Embedder,
+    kind: EmbeddedKind,
+    batch_size: int = BACKFILL_BATCH,
+    on_batch: Callable[[int], None] | None = None,
+) -> int:
+    """Embed every node of `kind` lacking the model's vector; returns how many were written."""
+    written, after, after_id = 0, _START, ""
+    while batch := await _next_batch(graph, kind, embedder.model_id, after, after_id, batch_size):
+        vectors = await embedder.passages(batch.texts)
+        await graph.write(write_vectors, kind, embedder.model_id, batch.ids, vectors)
+        written += len(batch.ids)
+        after, after_id = batch.last_position, batch.last_id
+        if on_batch is not None:
+            on_batch(len(batch.ids))
+    return written
+
+
+@dataclass(frozen=True)
+class PassageVectors:
+    """Vectors computed before a write transaction opens, stored by it for the texts it creates."""
+
+    model_id: str
+    by_text: dict[str, Vector]
+
+    def properties(self, text: str) -> dict[str, object]:
+        """`embedding` and `embedding_model` for a query that creates the node itself."""
+        vector = self.by_text.get(text)
+        return {"embedding": vector, "embedding_model": self.model_id if vector is not None else None}
+
+    async def store(self, tx: ProfileTx, kind: EmbeddedKind, node_id: str, text: str) -> None:
+        vector = self.by_text.get(text)
+        if vector is not None:
+            await write_vectors(tx, kind, self.model_id, [node_id], [vector])
+
+
+async def embed_passages(embedder: Embedder | None, texts: Sequence[str]) -> PassageVectors | None:
+    if embedder is None:
+        return None
+    unique = list(dict.fromkeys(texts))
+    return PassageVectors(embedder.model_id, dict(zip(unique, await embedder.passages(unique), strict=True)))

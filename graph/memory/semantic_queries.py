@@ -1,0 +1,76 @@
+"""Cypher of recall's semantic lane. Every query is profile-scoped and checked at import.
+
+Neo4j 5.26's vector index cannot filter by property before it ranks, so a profile's search is
+kept inside the profile two ways (see `graph/memory/semantic.py` for when each is used): an
+exact cosine over the profile's own nodes, reached through the (profile_id, embedding_model)
+index, or the shared vector index asked for more neighbours than needed and filtered on
+`profile_id`. Both compare only vectors of the running model.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from graph.embedding.kinds import STORAGE, EmbeddedKind
+from graph.scope import ScopedQuery
+
+# Shared with the lexical lane: what `known_at` and `valid_at` keep of a node called `node`.
+TIME_FILTER: Final = """
+    AND ($known_at IS NULL OR coalesce(node.recorded_at, node.created_at) <= $known_at)
+    AND ($known_at IS NULL OR node.superseded_at IS NULL OR node.superseded_at > $known_at)
+    AND ($valid_at IS NULL OR node.valid_from IS NULL OR node.valid_from <= $valid_at)
+    AND ($valid_at IS NULL OR node.valid_to IS NULL OR node.valid_to > $valid_at)
+"""
+RESULT_FIELDS: Final = """
+    node.id AS id, node.text AS text, score, node.status AS status,
+    coalesce(node.recorded_at, node.created_at) AS created_at, node.occurred_at AS occurred_at,
+    coalesce(node.quality, node.truth_score, node.extract_conf, 0.5) AS quality
+"""
+SEARCHED_KINDS: Final = (EmbeddedKind.FACT, EmbeddedKind.CLAIM, EmbeddedKind.FRAGMENT)
+
+EMBEDDED_SIZES = ScopedQuery(
+    "embedded_sizes",
+    """
+    CALL { MATCH (n:Fact {profile_id: $profile_id, embedding_model: $model})
+           WITH n LIMIT $cap RETURN count(n) AS fact }
+    CALL { MATCH (n:Claim {profile_id: $profile_id, embedding_model: $model})
+           WITH n LIMIT $cap RETURN count(n) AS claim }
+    CALL { MATCH (n:SourceFragment {profile_id: $profile_id, embedding_model: $model})
+           WITH n LIMIT $cap RETURN count(n) AS fragment }
+    RETURN fact, claim, fragment
+    """,
+)
+
+
+def _exact(kind: EmbeddedKind) -> ScopedQuery:
+    label = STORAGE[kind].label
+    return ScopedQuery(
+        f"exact_vectors_{kind}",
+        f"""
+        MATCH (node:{label} {{profile_id: $profile_id, embedding_model: $model}})
+        WHERE node.status IN $statuses {TIME_FILTER}
+        WITH node, vector.similarity.cosine(node.embedding, $vector) AS score
+        ORDER BY score DESC LIMIT $limit
+        RETURN '{kind}' AS kind, {RESULT_FIELDS}
+        """,
+    )
+
+
+EXACT_SEARCH: Final = {kind: _exact(kind) for kind in SEARCHED_KINDS}
+
+# `fetch` is how many neighbours the shared index returns before the profile filter; the caller
+# sizes it from the profile's share and asks again with more when too few were its own.
+INDEX_SEARCH = ScopedQuery(
+    "vector_index_search",
+    f"""
+    UNWIND $searches AS search
+    CALL (search) {{
+        CALL db.index.vector.queryNodes(search.index, search.fetch, $vector)
+        YIELD node, score
+        WHERE node.profile_id = $profile_id AND node.embedding_model = $model
+          AND node.status IN search.statuses {TIME_FILTER}
+        RETURN node, score ORDER BY score DESC LIMIT $limit
+    }}
+    RETURN search.kind AS kind, {RESULT_FIELDS}
+    """,
+)

@@ -1,0 +1,134 @@
+"""The semantic lane stays inside its profile, in both of its ways of searching.
+
+A profile of 100 memories sits beside a neighbour of 100,000 whose vectors are near-copies of the
+small profile's own (so any leak would outrank the right answers). The small profile is searched
+by exact cosine over its own nodes; the neighbour, far above the exact limit, through the shared
+vector index with over-fetching. Each must get its own best matches and never the other's.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from graph.access import ConnectionSettings, GraphStore, ProfileGraph, ProfileTx
+from graph.embedding.encoder import Embedder
+from graph.memory.pipeline import RememberRequest, remember
+from graph.memory.recall import RecallRequest, recall
+from graph.memory.semantic import EXACT_LIMIT
+from graph.scope import ScopedQuery
+
+pytestmark = pytest.mark.anyio
+
+NEIGHBOUR_SIZE = 100_000
+BATCH = 2_000
+PEOPLE = ("Ana", "Bruno", "Chen", "Dara", "Emeka", "Farah", "Goran", "Hana", "Ivo", "Jun")
+DOINGS = (
+    "baked sourdough bread",
+    "repaired an old bicycle",
+    "climbed a granite cliff",
+    "painted a watercolour of the bay",
+    "planted tomatoes in the allotment",
+    "sang in a jazz choir",
+    "wrote a letter to a pen friend",
+    "sailed a small dinghy",
+    "studied Portuguese verbs",
+    "visited a pottery studio",
+)
+SMALL_TEXTS = tuple(f"{person} {doing} on Saturday." for person in PEOPLE for doing in DOINGS)
+
+_BULK_FRAGMENTS = ScopedQuery(
+    "test_bulk_fragments",
+    """
+    UNWIND $rows AS row
+    CREATE (f:SourceFragment {profile_id: $profile_id, profile_key: $profile_key, id: row.id,
+            text: row.text, status: 'active', quality: 0.5, created_at: datetime(),
+            embedding_model: $model})
+    WITH f, row
+    CALL db.create.setNodeVectorProperty(f, 'embedding', row.vector)
+    """,
+)
+_DELETE_SOME = ScopedQuery(
+    "test_delete_some_fragments",
+    """
+    MATCH (f:SourceFragment {profile_id: $profile_id})
+    WITH f LIMIT $limit
+    DETACH DELETE f
+    RETURN count(*) AS deleted
+    """,
+)
+
+
+@dataclass(frozen=True)
+class Crowd:
+    small: ProfileGraph
+    small_ids: dict[str, str]
+    neighbour: ProfileGraph
+
+
+async def _bulk(tx: ProfileTx, rows: list[dict[str, object]], model: str) -> None:
+    await tx.run(_BULK_FRAGMENTS, rows=rows, model=model)
+
+
+async def _delete_some(tx: ProfileTx) -> int:
+    row = await tx.single(_DELETE_SOME, limit=10_000)
+    return int(row["deleted"]) if row else 0
+
+
+async def _fill_neighbour(graph: ProfileGraph, embedder: Embedder) -> None:
+    base = np.array(await embedder.passages(SMALL_TEXTS), dtype=np.float32)
+    noise = np.random.default_rng(7)
+    for start in range(0, NEIGHBOUR_SIZE, BATCH):
+        picks = np.arange(start, start + BATCH) % len(SMALL_TEXTS)
+        vectors = base[picks] + noise.normal(0, 0.01, size=(BATCH, base.shape[1])).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        rows = [
+            {"id": f"nb-{uuid.uuid4()}", "text": f"neighbour note {start + i}", "vector": vector.tolist()}
+            for i, vector in enumerate(vectors)
+        ]
+        await graph.write(_bulk, rows, embedder.model_id)
+
+
+@pytest.fixture(scope="module")
+async def crowd(neo4j_settings: ConnectionSettings, embedder: Embedder) -> AsyncIterator[Crowd]:
+    store = GraphStore.connect(neo4j_settings)
+    small = store.profile(f"t-small-{uuid.uuid4().hex[:8]}")
+    neighbour = store.profile(f"t-crowd-{uuid.uuid4().hex[:8]}")
+    try:
+        await _fill_neighbour(neighbour, embedder)
+        small_ids = {}
+        for text in SMALL_TEXTS:
+            small_ids[text] = (
+                await remember(small, RememberRequest(content=text), embedder=embedder)
+            ).fragment.id
+        yield Crowd(small, small_ids, neighbour)
+    finally:
+        for graph in (neighbour, small):
+            while await graph.write(_delete_some):
+                pass
+        await store.close()
+
+
+async def test_the_small_profile_gets_its_own_best_matches_and_never_the_neighbours(
+    crowd: Crowd, embedder: Embedder
+) -> None:
+    assert len(SMALL_TEXTS) <= EXACT_LIMIT < NEIGHBOUR_SIZE
+    for text in SMALL_TEXTS[::9]:
+        found = await recall(crowd.small, RecallRequest(query=text, limit=10), embedder=embedder)
+
+        assert found.results[0].id == crowd.small_ids[text]
+        assert {item.id for item in found.results} <= set(crowd.small_ids.values())
+
+
+async def test_the_large_neighbour_searched_through_the_index_never_gets_the_small_profiles(
+    crowd: Crowd, embedder: Embedder
+) -> None:
+    for text in SMALL_TEXTS[::9]:
+        found = await recall(crowd.neighbour, RecallRequest(query=text, limit=10), embedder=embedder)
+
+        assert len(found.results) == 10
+        assert all(item.id.startswith("nb-") and item.lanes == ["semantic"] for item in found.results)

@@ -1,0 +1,153 @@
+"""Recall by meaning, against the real Neo4j and the real embedding model."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from graph.access import ProfileGraph
+from graph.embedding.catalog import MODELS
+from graph.embedding.encoder import Embedder
+from graph.embedding.kinds import EmbeddedKind
+from graph.embedding.loader import load_embedder
+from graph.embedding.status import semantic_status
+from graph.embedding.store import embed_missing
+from graph.localdb import LocalNeo4j
+from graph.memory.models import ClaimInput, RecallResult
+from graph.memory.pipeline import RememberRequest, remember
+from graph.memory.recall import RecallRequest, recall
+
+pytestmark = pytest.mark.anyio
+
+PUPPY = "We adopted a puppy named Biscuit last spring."
+OTHERS = (
+    "I drive a blue hatchback to the office every morning.",
+    "My favourite food is a bowl of spicy ramen.",
+    "I am learning to play the violin on Sundays.",
+    "We flew to Lisbon for the winter holidays.",
+)
+# Shares no word with PUPPY, not even after stemming.
+PET_QUESTION = "Does the person own a dog?"
+
+
+async def remember_all(graph: ProfileGraph, texts: tuple[str, ...], model: Embedder | None) -> dict[str, str]:
+    ids = {}
+    for text in texts:
+        stored = await remember(graph, RememberRequest(content=text), embedder=model)
+        ids[text] = stored.fragment.id
+    return ids
+
+
+def top(found: RecallResult) -> tuple[str, list[str]]:
+    assert found.results, "recall returned nothing"
+    return found.results[0].text, list(found.results[0].lanes)
+
+
+async def test_a_paraphrase_is_found_by_meaning_and_only_by_meaning(
+    graph: ProfileGraph, embedder: Embedder
+) -> None:
+    await remember_all(graph, (PUPPY, *OTHERS), embedder)
+
+    found = await recall(graph, RecallRequest(query=PET_QUESTION, limit=3), embedder=embedder)
+    lexical_only = await recall(graph, RecallRequest(query=PET_QUESTION, limit=3), embedder=None)
+
+    assert top(found) == (PUPPY, ["semantic"])
+    assert PUPPY not in [item.text for item in lexical_only.results]
+
+
+async def test_an_exact_rare_name_still_ranks_first(graph: ProfileGraph, embedder: Embedder) -> None:
+    named = "Had a long lunch with Zorblax at the harbour cafe."
+    await remember_all(
+        graph,
+        (
+            "Had a long lunch with my friend at the harbour cafe.",
+            "Lunch with colleagues at a cafe by the harbour again.",
+            named,
+            "The harbour cafe serves the best lunch in town.",
+        ),
+        embedder,
+    )
+
+    found = await recall(graph, RecallRequest(query="lunch with Zorblax", limit=4), embedder=embedder)
+
+    assert top(found) == (named, ["lexical", "semantic"])
+
+
+async def test_a_result_says_which_lanes_found_it_and_when_it_happened(
+    graph: ProfileGraph, embedder: Embedder
+) -> None:
+    said = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    await remember(graph, RememberRequest(content=PUPPY, occurred_at=said), embedder=embedder)
+    await remember(graph, RememberRequest(content=OTHERS[0]), embedder=embedder)
+
+    found = await recall(graph, RecallRequest(query="puppy Biscuit", limit=2), embedder=embedder)
+    driving = await recall(graph, RecallRequest(query="blue hatchback", limit=1), embedder=embedder)
+
+    assert (found.results[0].text, found.results[0].occurred_at) == (PUPPY, said)
+    assert found.results[0].lanes == ["lexical", "semantic"]
+    assert driving.results[0].occurred_at == driving.results[0].created_at
+
+
+async def test_claims_and_the_facts_they_become_carry_vectors(
+    graph: ProfileGraph, embedder: Embedder
+) -> None:
+    claim = ClaimInput(
+        subject="user", predicate="likes", object="jazz", extract_conf=0.9, resolution_conf=0.9
+    )
+    stored = await remember(
+        graph, RememberRequest(content="I really like jazz.", claims=[claim]), embedder=embedder
+    )
+
+    found = await recall(graph, RecallRequest(query="favourite kind of music", limit=5), embedder=embedder)
+    status = await semantic_status(graph, embedder)
+
+    assert stored.claims[0].fact is not None
+    assert ("fact", ["semantic"]) in [(item.kind, list(item.lanes)) for item in found.results]
+    assert (status.pending, status.embedded) == (0, 3)  # fragment, claim, fact
+
+
+async def test_two_models_vectors_never_meet_and_backfill_moves_to_the_running_model(
+    graph: ProfileGraph, embedder: Embedder
+) -> None:
+    older = load_embedder(LocalNeo4j.default_home(), "all-minilm-l6-v2")
+    assert older is not None and older.model_id != embedder.model_id
+    await remember_all(graph, (PUPPY, *OTHERS), older)
+
+    before = await recall(graph, RecallRequest(query=PET_QUESTION, limit=5), embedder=embedder)
+    pending = (await semantic_status(graph, embedder)).pending
+    moved = await embed_missing(graph, embedder, EmbeddedKind.FRAGMENT)
+    after = await recall(graph, RecallRequest(query=PET_QUESTION, limit=5), embedder=embedder)
+
+    assert all("semantic" not in item.lanes for item in before.results)
+    assert (pending, moved) == (5, 5)
+    assert top(after) == (PUPPY, ["semantic"])
+    assert (await semantic_status(graph, older)).embedded == 0
+    assert set(MODELS) >= {"e5-small-v2", "all-minilm-l6-v2"}
+
+
+async def test_backfill_resumes_after_an_interruption_and_recall_works_meanwhile(
+    graph: ProfileGraph, embedder: Embedder
+) -> None:
+    texts = tuple(f"Note {number}: the garden needs watering near shed {number}." for number in range(150))
+    await remember_all(graph, (PUPPY, *texts), None)  # an old graph: no vectors at all
+
+    lexical = await recall(graph, RecallRequest(query="puppy", limit=1), embedder=embedder)
+
+    class Interrupted(Exception):
+        pass
+
+    def stop_after_first(_: int) -> None:
+        raise Interrupted
+
+    with pytest.raises(Interrupted):
+        await embed_missing(graph, embedder, EmbeddedKind.FRAGMENT, batch_size=64, on_batch=stop_after_first)
+    halfway = (await semantic_status(graph, embedder)).pending
+    resumed = await embed_missing(graph, embedder, EmbeddedKind.FRAGMENT, batch_size=64)
+    again = await embed_missing(graph, embedder, EmbeddedKind.FRAGMENT, batch_size=64)
+    found = await recall(graph, RecallRequest(query=PET_QUESTION, limit=1), embedder=embedder)
+
+    assert top(lexical) == (PUPPY, ["lexical"])
+    assert (halfway, resumed, again) == (151 - 64, 151 - 64, 0)
+    assert (await semantic_status(graph, embedder)).pending == 0
+    assert top(found) == (PUPPY, ["semantic"])

@@ -29,6 +29,7 @@ from graph.access import GraphStore
 from graph.directory import list_profiles
 from graph.dreams.config import DreamingConfig, with_overrides
 from graph.dreams.cycle import CycleRequest, run_cycle
+from graph.embedding.encoder import Embedder
 from graph.errors import AlreadyDreamedError, CycleAlreadyRunningError, ReverieError
 from graph.memory.pipeline import utcnow
 from scheduler.timing import due_at
@@ -58,8 +59,10 @@ class NightlyScheduler:
         defaults: DreamingConfig,
         concurrency: int = 1,
         clock: Callable[[], datetime] = utcnow,
+        embedder: Embedder | None = None,
     ) -> None:
         self._store = store
+        self._embedder = embedder
         self._defaults = defaults
         self._limiter = anyio.CapacityLimiter(concurrency)
         self._clock = clock
@@ -89,7 +92,9 @@ class NightlyScheduler:
         late = now - due > LATE_AFTER
         request = CycleRequest(trigger="scheduled", scheduled_date=local_day.isoformat(), late=late)
         try:
-            run = await run_cycle(self._store.profile(profile_id), self._defaults, request, now=now)
+            run = await run_cycle(
+                self._store.profile(profile_id), self._defaults, request, now=now, embedder=self._embedder
+            )
         except (AlreadyDreamedError, ConstraintError):
             return TickResult(profile_id, "already_ran")
         except CycleAlreadyRunningError as error:

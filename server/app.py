@@ -117,7 +117,10 @@ def build_server(
 
 
 def nightly_scheduler(store: GraphStore, settings: ReverieSettings) -> NightlyScheduler:
-    return NightlyScheduler(store, settings.dreaming_defaults(), settings.dreaming_concurrency)
+    embedder = load_embedder(settings.reverie_home, settings.reverie_embedding_model)
+    return NightlyScheduler(
+        store, settings.dreaming_defaults(), settings.dreaming_concurrency, embedder=embedder
+    )
 
 
 @asynccontextmanager

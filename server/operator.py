@@ -19,6 +19,7 @@ from graph.dreams import review
 from graph.dreams.config import DreamingConfig, configure_dreaming
 from graph.dreams.cycle import CycleRequest, run_cycle
 from graph.dreams.models import Dream, DreamPage, DreamRun, DreamStatus, FeedbackDecision, FeedbackResult
+from graph.embedding.loader import load_embedder
 from graph.errors import InvalidInputError
 from server.app import opened_store
 from server.settings import ReverieSettings, load_settings
@@ -28,7 +29,8 @@ Action = Callable[[ProfileGraph, ReverieSettings, argparse.Namespace], Awaitable
 
 async def _run(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
     request = CycleRequest(max_outputs=args.max_outputs, dry_run=args.dry_run)
-    return await run_cycle(graph, settings.dreaming_defaults(), request)
+    embedder = load_embedder(settings.reverie_home, settings.reverie_embedding_model)
+    return await run_cycle(graph, settings.dreaming_defaults(), request, embedder=embedder)
 
 
 async def _status(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:

@@ -25,6 +25,9 @@ from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig, effective_con
 from graph.dreams.generator import DreamGenerator, LinkGenerator
 from graph.dreams.lifecycle import TRANSITIONS
 from graph.dreams.models import DreamDraft, DreamRun, DreamStatus, Phase, PhaseReport, Trigger
+from graph.embedding.encoder import Embedder
+from graph.embedding.kinds import EmbeddedKind
+from graph.embedding.store import embed_missing
 from graph.errors import AlreadyDreamedError, CycleAlreadyRunningError, InvalidInputError
 from graph.memory.pipeline import utcnow
 from graph.memory.reflect import read_health
@@ -196,9 +199,15 @@ class _Runner:
     """Runs the enabled phases in order and keeps the DreamRun record current."""
 
     def __init__(
-        self, graph: ProfileGraph, plan: _Plan, generator: DreamGenerator, progress: ProgressFn | None
+        self,
+        graph: ProfileGraph,
+        plan: _Plan,
+        generator: DreamGenerator,
+        progress: ProgressFn | None,
+        embedder: Embedder | None,
     ):
         self.graph, self.plan, self.generator, self.progress = graph, plan, generator, progress
+        self.embedder = embedder
         self.reports: list[PhaseReport] = []
         self.drafts: list[DreamDraft] = []
 
@@ -213,6 +222,9 @@ class _Runner:
             return {"counts": await _reevaluate(self.graph, self.plan.started_at, apply=not self.dry)}
         self.drafts = await _draft_dreams(self.graph, self.plan, self.generator)
         ids = [] if self.dry else await _store_dreams(self.graph, self.plan, self.drafts)
+        if ids and self.embedder is not None:
+            # After the dreams' own transaction: the model never runs inside one.
+            await embed_missing(self.graph, self.embedder, EmbeddedKind.DREAM)
         return {"counts": {"new_dreams": len(self.drafts) if self.dry else len(ids)}, "dream_ids": ids}
 
     async def run_all(self) -> str | None:
@@ -253,14 +265,16 @@ async def run_cycle(
     generator: DreamGenerator = DEFAULT_GENERATOR,
     progress: ProgressFn | None = None,
     now: datetime | None = None,
+    embedder: Embedder | None = None,
 ) -> DreamRun:
+    """One cycle; with an `embedder`, the new dreams get meaning vectors like every memory."""
     started = now or utcnow()
     config = await graph.read(lambda tx: effective_config(tx, defaults))
     plan = _plan(request, config, started)
     if not request.dry_run:
         plan = replace(plan, run_id=str(uuid.uuid4()))
         await graph.write(lambda tx: _claim_lock(tx, plan, request))
-    runner = _Runner(graph, plan, generator, progress)
+    runner = _Runner(graph, plan, generator, progress, embedder)
     error: str | None = "the cycle was cancelled"
     try:
         error = await runner.run_all()

@@ -95,7 +95,9 @@ async def run_dreaming_cycle(
         max_outputs=max_outputs,
         dry_run=dry_run,
     )
-    return await run_cycle(graph, app.settings.dreaming_defaults(), request, progress=ctx.report_progress)
+    return await run_cycle(
+        graph, app.settings.dreaming_defaults(), request, progress=ctx.report_progress, embedder=app.embedder
+    )
 
 
 @mapped_errors

@@ -222,3 +222,14 @@ async def test_another_profile_sees_none_of_the_dreams(
         )
         assert error_text(refused)
     assert (await call("get_dream", dream_id=dream["id"]))["status"] == "proposed"
+
+
+async def test_new_dreams_get_meaning_vectors_like_every_memory(call: CallTool) -> None:
+    await remember_all(call)
+    run = await call("run_dreaming_cycle", max_outputs=5)
+
+    semantic = (await call("dreaming_status"))["semantic"]
+
+    assert run["phases"][2]["counts"]["new_dreams"] > 0
+    assert semantic["pending_by_kind"]["dream"] == 0
+    assert semantic["embedded"] == len(MEMORIES) + run["phases"][2]["counts"]["new_dreams"]

@@ -15,6 +15,7 @@ from neo4j import AsyncDriver
 
 from bench.database import count
 from bench.instrument import QueryLog
+from bench.semantic import bench_embedder
 from bench.stats import Stopwatch
 from graph.access import ProfileGraph
 from graph.dreams.config import DreamingConfig
@@ -58,7 +59,8 @@ class Dreamer:
         log = QueryLog()
         watch = Stopwatch()
         with log.installed():
-            run = await run_cycle(self.graph, DEFAULTS, request, now=self.base + timedelta(days=self.night))
+            moment = self.base + timedelta(days=self.night)
+            run = await run_cycle(self.graph, DEFAULTS, request, now=moment, embedder=bench_embedder())
         return CycleTiming(
             seconds=watch.seconds,
             round_trips=log.round_trips,

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from bench.corpus import Memory
+from bench.semantic import bench_embedder
 from bench.stats import Latency, Stopwatch
 from graph.access import ProfileGraph
 from graph.memory.pipeline import remember
@@ -55,7 +56,7 @@ async def _remember_one(graph: ProfileGraph, memory: Memory, result: LoadResult)
     for attempt in range(1, ATTEMPTS + 1):
         watch = Stopwatch()
         try:
-            stored = await remember(graph, memory.request, now=memory.created_at)
+            stored = await remember(graph, memory.request, now=memory.created_at, embedder=bench_embedder())
         except Exception as error:
             if attempt == ATTEMPTS:
                 result.errors += 1

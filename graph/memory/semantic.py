@@ -59,45 +59,31 @@ class SemanticSearch:
 async def semantic_lists(tx: ProfileTx, search: SemanticSearch) -> dict[EmbeddedKind, list[Row]]:
     """Each searched kind's nearest live memories of this profile, best first."""
     sizes = await tx.single(q.EMBEDDED_SIZES, model=search.model_id, cap=EXACT_LIMIT + 1) or {}
-    ranked: dict[EmbeddedKind, list[Row]] = {}
-    large: list[EmbeddedKind] = []
-    for kind in q.SEARCHED_KINDS:
-        size = int(sizes.get(kind.value, 0))
-        if size == 0:
-            ranked[kind] = []
-        elif size <= EXACT_LIMIT:
-            ranked[kind] = await tx.run(
-                q.EXACT_SEARCH[kind], statuses=list(search.statuses[kind]), **search.filters()
-            )
-        else:
-            large.append(kind)
-    if large:
-        ranked.update(await _index_lists(tx, search, large))
-    return {kind: [row for row in rows if row["score"] >= search.min_score] for kind, rows in ranked.items()}
-
-
-async def _index_lists(
-    tx: ProfileTx, search: SemanticSearch, kinds: list[EmbeddedKind]
-) -> dict[EmbeddedKind, list[Row]]:
-    found: dict[EmbeddedKind, list[Row]] = {}
+    exact = [kind for kind in q.SEARCHED_KINDS if 0 < int(sizes.get(kind.value, 0)) <= EXACT_LIMIT]
+    indexed = [kind for kind in q.SEARCHED_KINDS if int(sizes.get(kind.value, 0)) > EXACT_LIMIT]
+    found: dict[EmbeddedKind, list[Row]] = {kind: [] for kind in q.SEARCHED_KINDS}
     fetch = search.limit * FIRST_FETCH_FACTOR
-    while kinds:
-        searches = [
-            {
-                "kind": kind.value,
-                "index": STORAGE[kind].vector_index,
-                "fetch": fetch,
-                "statuses": list(search.statuses[kind]),
-            }
-            for kind in kinds
-        ]
-        rows = await tx.run(q.INDEX_SEARCH, searches=searches, **search.filters())
-        for kind in kinds:
+    while exact or indexed:
+        rows = await tx.run(
+            q.NEAREST,
+            exact=[kind.value for kind in exact],
+            searches=[
+                {
+                    "kind": kind.value,
+                    "index": STORAGE[kind].vector_index,
+                    "fetch": fetch,
+                    "statuses": list(search.statuses[kind]),
+                }
+                for kind in indexed
+            ],
+            statuses={kind.value: list(search.statuses[kind]) for kind in q.SEARCHED_KINDS},
+            **search.filters(),
+        )
+        for kind in (*exact, *indexed):
             found[kind] = [row for row in rows if row["kind"] == kind.value]
-        kinds = [kind for kind in kinds if len(found[kind]) < search.limit]
-        if fetch >= MAX_FETCH:
-            if kinds:
-                log.info("semantic lane: %s short of %d after %d neighbours", kinds, search.limit, fetch)
+        exact, indexed = [], [kind for kind in indexed if len(found[kind]) < search.limit]
+        if indexed and fetch >= MAX_FETCH:
+            log.info("semantic lane: %s short of %d after %d neighbours", indexed, search.limit, fetch)
             break
         fetch = min(fetch * 8, MAX_FETCH)
-    return found
+    return {kind: [row for row in rows if row["score"] >= search.min_score] for kind, rows in found.items()}

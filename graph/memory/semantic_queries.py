@@ -42,35 +42,37 @@ EMBEDDED_SIZES = ScopedQuery(
 )
 
 
-def _exact(kind: EmbeddedKind) -> ScopedQuery:
-    label = STORAGE[kind].label
-    return ScopedQuery(
-        f"exact_vectors_{kind}",
-        f"""
-        MATCH (node:{label} {{profile_id: $profile_id, embedding_model: $model}})
-        WHERE node.status IN $statuses {TIME_FILTER}
+def _exact_branch(kind: EmbeddedKind) -> str:
+    # The UNWIND turns the branch off without touching the index when the kind is searched
+    # through the vector index instead.
+    return f"""
+        UNWIND CASE WHEN '{kind}' IN $exact THEN [1] ELSE [] END AS chosen
+        MATCH (node:{STORAGE[kind].label} {{profile_id: $profile_id, embedding_model: $model}})
+        WHERE node.status IN $statuses.{kind} {TIME_FILTER}
         WITH node, vector.similarity.cosine(node.embedding, $vector) AS score
         ORDER BY score DESC LIMIT $limit
-        RETURN '{kind}' AS kind, {RESULT_FIELDS}
-        """,
-    )
+        RETURN '{kind}' AS kind, node, score
+    """
 
 
-EXACT_SEARCH: Final = {kind: _exact(kind) for kind in SEARCHED_KINDS}
-
-# `fetch` is how many neighbours the shared index returns before the profile filter; the caller
-# sizes it from the profile's share and asks again with more when too few were its own.
-INDEX_SEARCH = ScopedQuery(
-    "vector_index_search",
-    f"""
-    UNWIND $searches AS search
-    CALL (search) {{
-        CALL db.index.vector.queryNodes(search.index, search.fetch, $vector)
-        YIELD node, score
-        WHERE node.profile_id = $profile_id AND node.embedding_model = $model
-          AND node.status IN search.statuses {TIME_FILTER}
-        RETURN node, score ORDER BY score DESC LIMIT $limit
-    }}
-    RETURN search.kind AS kind, {RESULT_FIELDS}
-    """,
+# One round trip for every searched kind: exact branches for the kinds named in `$exact`, the
+# shared vector index for those in `$searches` (each with its `fetch`: how many neighbours the
+# index returns before the profile filter; the caller asks again with more when too few were
+# this profile's).
+_INDEX_BRANCH = f"""
+        UNWIND $searches AS search
+        CALL (search) {{
+            CALL db.index.vector.queryNodes(search.index, search.fetch, $vector)
+            YIELD node, score
+            WHERE node.profile_id = $profile_id AND node.embedding_model = $model
+              AND node.status IN search.statuses {TIME_FILTER}
+            RETURN node, score ORDER BY score DESC LIMIT $limit
+        }}
+        RETURN search.kind AS kind, node, score
+"""
+NEAREST = ScopedQuery(
+    "nearest_memories",
+    "CALL {"
+    + " UNION ALL ".join([*(_exact_branch(kind) for kind in SEARCHED_KINDS), _INDEX_BRANCH])
+    + f"}}\n    RETURN kind, {RESULT_FIELDS}",
 )

@@ -59,10 +59,8 @@ SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE INDEX claim_embedding_model IF NOT EXISTS FOR (n:Claim) ON (n.profile_id, n.embedding_model)",
     "CREATE INDEX fact_embedding_model IF NOT EXISTS FOR (n:Fact) ON (n.profile_id, n.embedding_model)",
     "CREATE INDEX dream_embedding_model IF NOT EXISTS FOR (n:Dream) ON (n.profile_id, n.embedding_model)",
-    "CREATE VECTOR INDEX fragment_embedding IF NOT EXISTS FOR (n:SourceFragment) "
-    "ON n.embedding " + _VECTOR_OPTIONS,
-    "CREATE VECTOR INDEX claim_embedding IF NOT EXISTS FOR (n:Claim) ON n.embedding " + _VECTOR_OPTIONS,
-    "CREATE VECTOR INDEX fact_embedding IF NOT EXISTS FOR (n:Fact) ON n.embedding " + _VECTOR_OPTIONS,
+    # Fragments, claims and facts also carry the label Recallable: one search covers all three.
+    "CREATE VECTOR INDEX recall_embedding IF NOT EXISTS FOR (n:Recallable) ON n.embedding " + _VECTOR_OPTIONS,
     "CREATE VECTOR INDEX dream_embedding IF NOT EXISTS FOR (n:Dream) ON n.embedding " + _VECTOR_OPTIONS,
     "CREATE FULLTEXT INDEX fragment_text IF NOT EXISTS FOR (n:SourceFragment) "
     "ON EACH [n.text, n.profile_key, n.status] " + _FULLTEXT_OPTIONS,

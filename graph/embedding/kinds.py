@@ -19,17 +19,23 @@ class EmbeddedKind(StrEnum):
     DREAM = "dream"
 
 
+# What recall searches carries this second label, so one vector index (`recall_embedding`)
+# serves fragments, claims and facts in a single search; dreams have their own
+# (`dream_embedding`), since recall returns them apart.
+RECALLABLE: Final = "Recallable"
+
+
 @dataclass(frozen=True)
 class KindStorage:
     label: str
-    vector_index: str
     # The property a kind's range index orders it by (with profile_id), for backfill cursors.
     order_by: str
+    recallable: bool
 
 
 STORAGE: Final[dict[EmbeddedKind, KindStorage]] = {
-    EmbeddedKind.FRAGMENT: KindStorage("SourceFragment", "fragment_embedding", "created_at"),
-    EmbeddedKind.CLAIM: KindStorage("Claim", "claim_embedding", "created_at"),
-    EmbeddedKind.FACT: KindStorage("Fact", "fact_embedding", "recorded_at"),
-    EmbeddedKind.DREAM: KindStorage("Dream", "dream_embedding", "created_at"),
+    EmbeddedKind.FRAGMENT: KindStorage("SourceFragment", "created_at", recallable=True),
+    EmbeddedKind.CLAIM: KindStorage("Claim", "created_at", recallable=True),
+    EmbeddedKind.FACT: KindStorage("Fact", "recorded_at", recallable=True),
+    EmbeddedKind.DREAM: KindStorage("Dream", "created_at", recallable=False),
 }

@@ -8,18 +8,20 @@ from __future__ import annotations
 
 from typing import Final
 
-from graph.embedding.kinds import STORAGE, EmbeddedKind
+from graph.embedding.kinds import RECALLABLE, STORAGE, EmbeddedKind
 from graph.scope import ScopedQuery
 
 
-def _set_vectors(label: str) -> ScopedQuery:
+def _set_vectors(label: str, recallable: bool) -> ScopedQuery:
+    # Memories stored before semantic recall existed get the label of the shared index here.
+    labelled = f", n:{RECALLABLE}" if recallable else ""
     return ScopedQuery(
         f"set_vectors_{label}",
         f"""
         UNWIND $rows AS row
         MATCH (n:{label} {{profile_id: $profile_id, id: row.id}})
         CALL db.create.setNodeVectorProperty(n, 'embedding', row.vector)
-        SET n.embedding_model = $model
+        SET n.embedding_model = $model{labelled}
         """,
     )
 
@@ -54,7 +56,7 @@ def _count_vectors(label: str, order_by: str) -> ScopedQuery:
     )
 
 
-SET_VECTORS: Final = {kind: _set_vectors(s.label) for kind, s in STORAGE.items()}
+SET_VECTORS: Final = {kind: _set_vectors(s.label, s.recallable) for kind, s in STORAGE.items()}
 MISSING_BATCH: Final = {kind: _missing_batch(s.label, s.order_by) for kind, s in STORAGE.items()}
 COUNT_VECTORS: Final = {kind: _count_vectors(s.label, s.order_by) for kind, s in STORAGE.items()}
 

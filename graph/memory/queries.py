@@ -35,7 +35,7 @@ CREATE_FRAGMENT = ScopedQuery(
         WITH p WHERE p IS NULL
         CREATE (:Profile {profile_id: $profile_id, created_at: $now})
     }
-    CREATE (f:SourceFragment {
+    CREATE (f:SourceFragment:Recallable {
         profile_id: $profile_id, profile_key: $profile_key, id: $id, text: $text,
         content_hash: $hash, active_hash: $hash, idempotency_key: $key, source: $source,
         authority: $authority, quality: $quality, labels: $labels, metadata: $metadata,
@@ -103,7 +103,7 @@ GET_CLAIM = ScopedQuery(
 CREATE_CLAIM = ScopedQuery(
     "create_claim",
     f"""
-    CREATE (c:Claim {{profile_id: $profile_id, profile_key: $profile_key, status: 'candidate',
+    CREATE (c:Claim:Recallable {{profile_id: $profile_id, profile_key: $profile_key, status: 'candidate',
                       verdict: 'insufficient', verifier: '', created_at: $now}})
     SET c += $fields
     RETURN {CLAIM_FIELDS} AS claim
@@ -163,8 +163,9 @@ CREATE_FACT = ScopedQuery(
     "create_fact",
     f"""
     MATCH (c:Claim {{profile_id: $profile_id, id: $claim_id}})
-    CREATE (f:Fact {{profile_id: $profile_id, profile_key: $profile_key, id: $id, subject: c.subject,
-                     predicate: c.predicate, object: c.object, slot: $slot, claim_key: c.claim_key,
+    CREATE (f:Fact:Recallable {{profile_id: $profile_id, profile_key: $profile_key, id: $id,
+                     subject: c.subject, predicate: c.predicate, object: c.object, slot: $slot,
+                     claim_key: c.claim_key,
                      text: c.text, truth_score: $truth_score, valid_from: c.valid_from,
                      valid_to: c.valid_to, status: 'active', recorded_at: $now,
                      embedding: c.embedding, embedding_model: c.embedding_model}})

@@ -2,14 +2,19 @@
 
 The vector index is shared by every profile and cannot filter before it ranks, so a small
 profile beside a large neighbour would find only the neighbour's vectors among the index's
-nearest. The lane therefore picks, per kind, one of two ways that both stay inside the profile:
+nearest. Per kind, the lane therefore:
 
-- up to `EXACT_LIMIT` (1,000) vectors of the profile: an exact cosine over exactly those nodes, found
-  through the (profile_id, embedding_model) index: no neighbour can crowd them out;
-- more: the shared index, asked for `limit * FIRST_FETCH_FACTOR` neighbours and filtered on
-  profile, model and status; when too few survive it asks again for eight times as many, up to
-  `MAX_FETCH`. A profile this large holds a large share of the index unless the database is
-  crowded with larger ones; how far that holds is measured in bench/ (README, "Semantic memory").
+1. asks the shared index (fragments, claims and facts of every profile) for
+   `limit * FIRST_FETCH_FACTOR` neighbours, filtered on profile, model and status;
+2. when fewer than `limit` of those were this profile's: reads each kind of which the profile
+   holds up to `EXACT_LIMIT` vectors whole (an exact cosine over exactly its nodes, found through
+   the (profile_id, embedding_model) index, so no neighbour can crowd them out), and asks the
+   index again for eight times as many neighbours for the larger kinds, up to `MAX_FETCH`.
+
+A profile alone in its database (the usual case) is served by step 1 in one round trip. A
+large profile crowded out even at `MAX_FETCH` gets fewer semantic candidates (logged); its
+lexical lane is unaffected. Reading whole costs about 11 microseconds a vector here, the index
+a few milliseconds a search; figures in the README ("Semantic memory").
 """
 
 from __future__ import annotations
@@ -22,13 +27,12 @@ from typing import Any, Final
 
 from graph.access import ProfileTx
 from graph.embedding.encoder import Vector
-from graph.embedding.kinds import STORAGE, EmbeddedKind
+from graph.embedding.kinds import EmbeddedKind
 from graph.memory import semantic_queries as q
 
 log = logging.getLogger(__name__)
 
-# An exact scan costs about 11 microseconds a node here (reading its 384 floats), so 1,000
-# stay near 12 ms; beyond that the index is cheaper.
+# Reading 1,000 vectors whole costs about 12 ms here.
 EXACT_LIMIT: Final = 1_000
 FIRST_FETCH_FACTOR: Final = 2
 MAX_FETCH: Final = 4_000
@@ -58,32 +62,47 @@ class SemanticSearch:
 
 async def semantic_lists(tx: ProfileTx, search: SemanticSearch) -> dict[EmbeddedKind, list[Row]]:
     """Each searched kind's nearest live memories of this profile, best first."""
-    sizes = await tx.single(q.EMBEDDED_SIZES, model=search.model_id, cap=EXACT_LIMIT + 1) or {}
-    exact = [kind for kind in q.SEARCHED_KINDS if 0 < int(sizes.get(kind.value, 0)) <= EXACT_LIMIT]
-    indexed = [kind for kind in q.SEARCHED_KINDS if int(sizes.get(kind.value, 0)) > EXACT_LIMIT]
-    found: dict[EmbeddedKind, list[Row]] = {kind: [] for kind in q.SEARCHED_KINDS}
-    fetch = search.limit * FIRST_FETCH_FACTOR
-    while exact or indexed:
-        rows = await tx.run(
-            q.NEAREST,
-            exact=[kind.value for kind in exact],
-            searches=[
-                {
-                    "kind": kind.value,
-                    "index": STORAGE[kind].vector_index,
-                    "fetch": fetch,
-                    "statuses": list(search.statuses[kind]),
-                }
-                for kind in indexed
-            ],
-            statuses={kind.value: list(search.statuses[kind]) for kind in q.SEARCHED_KINDS},
-            **search.filters(),
-        )
-        for kind in (*exact, *indexed):
-            found[kind] = [row for row in rows if row["kind"] == kind.value]
-        exact, indexed = [], [kind for kind in indexed if len(found[kind]) < search.limit]
-        if indexed and fetch >= MAX_FETCH:
-            log.info("semantic lane: %s short of %d after %d neighbours", indexed, search.limit, fetch)
-            break
-        fetch = min(fetch * 8, MAX_FETCH)
+    kinds = list(q.SEARCHED_KINDS)
+    rows = await tx.run(q.NEAREST, **_params(search, exact=[], indexed=kinds, fetch=_first_fetch(search)))
+    if len(rows) < search.limit:
+        rows = await _widened(tx, search, rows)
+    found = {kind: [row for row in rows if row["kind"] == kind.value] for kind in kinds}
     return {kind: [row for row in rows if row["score"] >= search.min_score] for kind, rows in found.items()}
+
+
+def _first_fetch(search: SemanticSearch) -> int:
+    return search.limit * FIRST_FETCH_FACTOR
+
+
+async def _widened(tx: ProfileTx, search: SemanticSearch, rows: list[Row]) -> list[Row]:
+    """Too few of the index's nearest were this profile's (or live): read small kinds whole and
+    ask the index again, for eight times as many neighbours each time, for the larger ones."""
+    counted = await tx.single(q.EMBEDDED_SIZES, model=search.model_id, cap=EXACT_LIMIT + 1) or {}
+    sizes = {kind: int(counted.get(kind.value, 0)) for kind in q.SEARCHED_KINDS}
+    exact = [kind for kind in q.SEARCHED_KINDS if 0 < sizes[kind] <= EXACT_LIMIT]
+    indexed = [kind for kind in q.SEARCHED_KINDS if sizes[kind] > EXACT_LIMIT]
+    kept = {kind: [row for row in rows if row["kind"] == kind.value] for kind in q.SEARCHED_KINDS}
+    fetch = _first_fetch(search)
+    while exact or indexed:
+        fetch = min(fetch * 8, MAX_FETCH)
+        found = await tx.run(q.NEAREST, **_params(search, exact=exact, indexed=indexed, fetch=fetch))
+        for kind in (*exact, *indexed):
+            kept[kind] = [row for row in found if row["kind"] == kind.value]
+        exact = []
+        if fetch >= MAX_FETCH or sum(len(kept[kind]) for kind in indexed) >= search.limit:
+            break
+    if fetch >= MAX_FETCH:
+        log.info("semantic lane: short of %d after %d neighbours", search.limit, fetch)
+    return [row for kind_rows in kept.values() for row in kind_rows]
+
+
+def _params(
+    search: SemanticSearch, exact: list[EmbeddedKind], indexed: list[EmbeddedKind], fetch: int
+) -> dict[str, Any]:
+    return {
+        "exact": [kind.value for kind in exact],
+        "indexed": [kind.value for kind in indexed],
+        "fetch": fetch,
+        "statuses": {kind.value: list(search.statuses[kind]) for kind in q.SEARCHED_KINDS},
+        **search.filters(),
+    }

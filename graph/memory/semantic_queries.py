@@ -1,10 +1,10 @@
 """Cypher of recall's semantic lane. Every query is profile-scoped and checked at import.
 
 Neo4j 5.26's vector index cannot filter by property before it ranks, so a profile's search is
-kept inside the profile two ways (see `graph/memory/semantic.py` for when each is used): an
+kept inside the profile two ways (see `graph/memory/semantic.py` for when each is used): the
+shared vector index asked for more neighbours than needed and filtered on `profile_id`, or an
 exact cosine over the profile's own nodes, reached through the (profile_id, embedding_model)
-index, or the shared vector index asked for more neighbours than needed and filtered on
-`profile_id`. Both compare only vectors of the running model.
+index. Both compare only vectors of the running model.
 """
 
 from __future__ import annotations
@@ -55,20 +55,19 @@ def _exact_branch(kind: EmbeddedKind) -> str:
     """
 
 
-# One round trip for every searched kind: exact branches for the kinds named in `$exact`, the
-# shared vector index for those in `$searches` (each with its `fetch`: how many neighbours the
-# index returns before the profile filter; the caller asks again with more when too few were
-# this profile's).
+# One round trip: exact branches for the kinds named in `$exact`, and the shared vector index
+# (`recall_embedding`, over every Recallable memory of every profile) for those in `$indexed`.
+# `$fetch` is how many neighbours the index returns before the profile filter; the caller asks
+# again with more when too few were this profile's.
 _INDEX_BRANCH = f"""
-        UNWIND $searches AS search
-        CALL (search) {{
-            CALL db.index.vector.queryNodes(search.index, search.fetch, $vector)
-            YIELD node, score
-            WHERE node.profile_id = $profile_id AND node.embedding_model = $model
-              AND node.status IN search.statuses {TIME_FILTER}
-            RETURN node, score ORDER BY score DESC LIMIT $limit
-        }}
-        RETURN search.kind AS kind, node, score
+        UNWIND CASE WHEN size($indexed) > 0 THEN [1] ELSE [] END AS chosen
+        CALL db.index.vector.queryNodes('recall_embedding', $fetch, $vector)
+        YIELD node, score
+        WHERE node.profile_id = $profile_id AND node.embedding_model = $model {TIME_FILTER}
+        WITH node, score, CASE WHEN node:Fact THEN 'fact' WHEN node:Claim THEN 'claim'
+                               ELSE 'fragment' END AS kind
+        WHERE kind IN $indexed AND node.status IN $statuses[kind]
+        RETURN kind, node, score ORDER BY score DESC LIMIT $limit
 """
 NEAREST = ScopedQuery(
     "nearest_memories",

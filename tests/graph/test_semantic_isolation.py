@@ -45,7 +45,7 @@ _BULK_FRAGMENTS = ScopedQuery(
     "test_bulk_fragments",
     """
     UNWIND $rows AS row
-    CREATE (f:SourceFragment {profile_id: $profile_id, profile_key: $profile_key, id: row.id,
+    CREATE (f:SourceFragment:Recallable {profile_id: $profile_id, profile_key: $profile_key, id: row.id,
             text: row.text, status: 'active', quality: 0.5, created_at: datetime(),
             embedding_model: $model})
     WITH f, row

@@ -115,6 +115,13 @@ class PassageVectors:
             await write_vectors(tx, kind, self.model_id, [node_id], [vector])
 
 
+def vector_properties(vectors: PassageVectors | None, text: str) -> dict[str, object]:
+    """`embedding` and `embedding_model` parameters for a query that creates a node: null without a vector."""
+    if vectors is None:
+        return {"embedding": None, "embedding_model": None}
+    return vectors.properties(text)
+
+
 async def embed_passages(embedder: Embedder | None, texts: Sequence[str]) -> PassageVectors | None:
     if embedder is None:
         return None

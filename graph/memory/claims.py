@@ -12,6 +12,8 @@ from datetime import datetime
 from typing import Any
 
 from graph.access import ProfileTx
+from graph.embedding.kinds import EmbeddedKind
+from graph.embedding.store import PassageVectors, vector_properties
 from graph.memory import queries as q
 from graph.memory.models import (
     ClaimInput,
@@ -79,15 +81,25 @@ def claim_fields(claim: ClaimInput) -> dict[str, Any]:
 
 
 async def upsert_claim(
-    tx: ProfileTx, claim: ClaimInput, fragment_ids: list[str], now: datetime
+    tx: ProfileTx,
+    claim: ClaimInput,
+    fragment_ids: list[str],
+    now: datetime,
+    vectors: PassageVectors | None = None,
 ) -> dict[str, Any]:
-    """Reuse the open claim with the same statement, or create it; then link its support."""
+    """Reuse the open claim with the same statement, or create it; then link its support.
+
+    With `vectors` (computed before the transaction), the claim gets its statement's vector."""
     fields = claim_fields(claim)
     row = await tx.single(q.FIND_OPEN_CLAIM, claim_key=fields["claim_key"])
     if row is None:
         fields["id"] = str(uuid.uuid4())
-        row = await tx.single(q.CREATE_CLAIM, fields=fields, now=now)
+        row = await tx.single(
+            q.CREATE_CLAIM, fields=fields, now=now, **vector_properties(vectors, fields["text"])
+        )
     else:
+        if vectors is not None and row["claim"].get("embedding_model") != vectors.model_id:
+            await vectors.store(tx, EmbeddedKind.CLAIM, row["claim"]["id"], row["claim"]["text"])
         # A restatement may come with more confidence than before; keep the best seen.
         better = {
             "extract_conf": max(row["claim"]["extract_conf"], claim.extract_conf),

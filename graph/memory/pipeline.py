@@ -18,8 +18,7 @@ from neo4j.exceptions import ConstraintError
 
 from graph.access import ProfileGraph, ProfileTx
 from graph.embedding.encoder import Embedder
-from graph.embedding.kinds import EmbeddedKind
-from graph.embedding.store import PassageVectors, embed_passages
+from graph.embedding.store import PassageVectors, embed_passages, vector_properties
 from graph.errors import InvalidInputError, InvalidTransitionError, NotFoundError
 from graph.memory import queries as q
 from graph.memory.claims import claim_fields, settle_claim, upsert_claim
@@ -47,7 +46,6 @@ from graph.text import normalize
 MAX_METADATA_CHARS = 4_000
 ConfirmDecision = Literal["accept_claim", "keep_existing", "reject_claim"]
 DEFAULT_VERIFIER: ClaimVerifier = LexicalVerifier()
-_NO_VECTOR: dict[str, object] = {"embedding": None, "embedding_model": None}
 
 
 def utcnow() -> datetime:
@@ -162,7 +160,7 @@ async def _remember_in(tx: ProfileTx, request: RememberRequest, writing: _Writin
             metadata=writing.metadata,
             now=writing.now,
             occurred_at=as_utc(request.occurred_at) or writing.now,
-            **(writing.vectors.properties(request.content) if writing.vectors else _NO_VECTOR),
+            **vector_properties(writing.vectors, request.content),
         )
         assert row is not None
         fragment = FragmentRef(id=row["id"], created=True)
@@ -176,11 +174,10 @@ async def _settle_claims(
 ) -> list[ClaimResult]:
     results = []
     for claim in request.claims:
-        stored = await upsert_claim(tx, claim, [fragment_id, *claim.supported_by], writing.now)
-        vectors = writing.vectors
-        if vectors is not None and stored.get("embedding_model") != vectors.model_id:
-            # Before settling, so a fact promoted from the claim copies the claim's vector.
-            await vectors.store(tx, EmbeddedKind.CLAIM, stored["id"], stored["text"])
+        # The claim gets its vector before it is settled, so a fact promoted from it copies it.
+        stored = await upsert_claim(
+            tx, claim, [fragment_id, *claim.supported_by], writing.now, writing.vectors
+        )
         results.append(
             await settle_claim(tx, stored, writing.verifier, writing.now, promote=request.auto_promote)
         )

@@ -103,9 +103,15 @@ GET_CLAIM = ScopedQuery(
 CREATE_CLAIM = ScopedQuery(
     "create_claim",
     f"""
-    CREATE (c:Claim:Recallable {{profile_id: $profile_id, profile_key: $profile_key, status: 'candidate',
-                      verdict: 'insufficient', verifier: '', created_at: $now}})
+    CREATE (c:Claim:Recallable {{profile_id: $profile_id, profile_key: $profile_key,
+                                 status: 'candidate', verdict: 'insufficient', verifier: '',
+                                 created_at: $now, embedding_model: $embedding_model}})
     SET c += $fields
+    WITH c
+    CALL (c) {{
+        WITH c WHERE $embedding IS NOT NULL
+        CALL db.create.setNodeVectorProperty(c, 'embedding', $embedding)
+    }}
     RETURN {CLAIM_FIELDS} AS claim
     """,
 )

@@ -10,12 +10,14 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from graph.access import ConnectionSettings
+from graph.access import ConnectionSettings, ProfileGraph
 from graph.embedding.catalog import DEFAULT_MODEL, LANGCHAIN4J_VERSION, MODELS
 from graph.embedding.encoder import Embedder
 from graph.embedding.loader import load_embedder
 from graph.embedding.provision import ModelUnavailableError, installed_files
+from graph.embedding.status import semantic_status
 from graph.localdb import LocalNeo4j
+from graph.memory.pipeline import RememberRequest, remember
 from graph.schema import VECTOR_DIMENSIONS
 from server.app import build_server
 from server.settings import SettingsError, load_settings
@@ -120,3 +122,30 @@ async def test_every_model_makes_vectors_the_size_the_index_holds(embedder: Embe
             vector = await model.query("a short question")
             assert len(vector) == spec.dimensions == VECTOR_DIMENSIONS
             assert abs(sum(value * value for value in vector) - 1.0) < 1e-4
+
+
+async def test_the_backfill_command_embeds_what_an_old_graph_lacks(
+    server_env: dict[str, str], graph: ProfileGraph, embedder: Embedder
+) -> None:
+    for text in ("We adopted a puppy named Biscuit last spring.", "I drive a blue hatchback."):
+        await remember(graph, RememberRequest(content=text), embedder=None)  # stored before vectors existed
+
+    def reverie(*arguments: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(REVERIE), "embeddings", *arguments, "--profile", graph.profile_id],
+            env=server_env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    before = reverie("status")
+    filled = reverie("backfill")
+    after = reverie("status")
+
+    assert before.returncode == filled.returncode == after.returncode == 0, filled.stderr
+    assert f"{graph.profile_id}: 0 embedded with {embedder.model_id}, 2 pending" in before.stdout
+    assert f"{graph.profile_id}: 2 embedded with {embedder.model_id}, 0 pending" in after.stdout
+    assert (await semantic_status(graph, embedder)).pending == 0

@@ -1,4 +1,5 @@
-"""The benchmark's own managed Neo4j instance ("bench"), its schema, and wiping it between sizes."""
+"""The benchmark's own managed Neo4j instance ("bench" unless a lane is told another), its schema,
+and wiping it between sizes."""
 
 from __future__ import annotations
 
@@ -26,9 +27,12 @@ class BenchDatabase:
 
 
 @contextmanager
-def provisioned() -> Iterator[BenchDatabase]:
-    """Start the bench instance (or reuse a running one); stop it at the end if started here."""
-    local = LocalNeo4j(LocalNeo4j.default_home(), INSTANCE)
+def provisioned(instance: str = INSTANCE) -> Iterator[BenchDatabase]:
+    """Start the instance (or reuse a running one); stop it at the end if started here.
+
+    Another instance lets a lane run beside a benchmark that holds "bench", whose wipes would
+    otherwise destroy each other's data."""
+    local = LocalNeo4j(LocalNeo4j.default_home(), instance)
     started_here = not local.status().running
     began = time.perf_counter()
     status = local.start()
@@ -55,7 +59,7 @@ async def prepare(driver: AsyncDriver) -> None:
 
 
 async def wipe(driver: AsyncDriver) -> None:
-    # The bench instance belongs to the benchmark alone, so everything in it can go.
+    # The instance a bench lane runs on belongs to the benchmark alone, so everything in it can go.
     async with driver.session() as session:
         result = await session.run(
             "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF $batch ROWS",

@@ -49,6 +49,10 @@ class Conversation:
     name: str
     turns: tuple[Turn, ...]
     questions: tuple[Question, ...]
+    # Every question of categories 1-5: the dream lane reads their evidence as the links the
+    # dataset's authors drew between turns, and an adversarial question's evidence is one too.
+    all_questions: tuple[Question, ...] = ()
+    speakers: tuple[str, ...] = ()
 
 
 def session_date(text: str) -> datetime:
@@ -89,12 +93,13 @@ def _turns(data: dict[str, Any]) -> list[Turn]:
 
 def load_conversation(path: Path) -> Conversation:
     data = json.loads(path.read_text(encoding="utf-8"))
-    questions = tuple(
+    every = tuple(
         Question(str(item["question"]), int(item["category"]), normalise_evidence(item.get("evidence", [])))
         for item in data["qa"]
-        if int(item["category"]) in CATEGORIES
     )
-    return Conversation(path.stem, tuple(_turns(data)), questions)
+    questions = tuple(question for question in every if question.category in CATEGORIES)
+    speakers = (str(data["speaker_a"]), str(data["speaker_b"]))
+    return Conversation(path.stem, tuple(_turns(data)), questions, every, speakers)
 
 
 def load_conversations(directory: Path, limit: int | None = None) -> list[Conversation]:

@@ -47,7 +47,9 @@ async def _show(graph: ProfileGraph, settings: ReverieSettings, args: argparse.N
 
 
 async def _resolve(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
-    return await review.resolve_feedback(graph, args.dream_id, FeedbackDecision(args.decision), args.feedback)
+    embedder = load_embedder(settings.reverie_home, settings.reverie_embedding_model)
+    decision = FeedbackDecision(args.decision)
+    return await review.resolve_feedback(graph, args.dream_id, decision, args.feedback, embedder=embedder)
 
 
 async def _configure(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:

@@ -11,6 +11,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graph.access import PROFILE_ID_RULE, validate_profile_id
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig
+from graph.dreams.host_model import HostModelLimits
 from graph.embedding.catalog import DEFAULT_MODEL, MODELS, SEMANTIC_OFF
 from graph.errors import InvalidInputError
 
@@ -55,6 +56,12 @@ class ReverieSettings(BaseSettings):
     dreaming_dream_enabled: bool = True
     dreaming_max_outputs: int = Field(default=5, ge=1, le=MAX_OUTPUTS_LIMIT)
     dreaming_concurrency: int = Field(default=1, ge=1, le=16, description="Profiles dreaming at once")
+    dreaming_host_model_requests: int = Field(
+        default=5, ge=0, le=20, description="Sampling requests to the host's model per manual cycle"
+    )
+    dreaming_host_model_timeout: float = Field(
+        default=30.0, gt=0, le=600, description="Seconds to wait for one answer of the host's model"
+    )
 
     @field_validator("dreaming_timezone", "app_timezone")
     @classmethod
@@ -78,6 +85,11 @@ class ReverieSettings(BaseSettings):
     @property
     def tokens_path(self) -> Path:
         return self.reverie_tokens_file or self.reverie_home / "tokens.json"
+
+    def host_model_limits(self) -> HostModelLimits:
+        return HostModelLimits(
+            max_requests=self.dreaming_host_model_requests, timeout_seconds=self.dreaming_host_model_timeout
+        )
 
     def dreaming_defaults(self) -> DreamingConfig:
         """The environment's dreaming settings, each tagged with where it came from."""

@@ -22,7 +22,7 @@ from graph.access import ProfileGraph, ProfileTx
 from graph.dreams import queries as q
 from graph.dreams.candidates import find_candidates
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig, effective_config
-from graph.dreams.generator import DreamGenerator, LinkGenerator
+from graph.dreams.generator import DreamGenerator, LinkGenerator, Proposal
 from graph.dreams.lifecycle import TRANSITIONS
 from graph.dreams.models import DreamDraft, DreamRun, DreamStatus, Phase, PhaseReport, Trigger
 from graph.embedding.encoder import Embedder
@@ -164,15 +164,12 @@ def _dream_fields(draft: DreamDraft) -> dict[str, Any]:
     }
 
 
-async def _draft_dreams(graph: ProfileGraph, plan: _Plan, generator: DreamGenerator) -> list[DreamDraft]:
-    async def work(tx: ProfileTx) -> list[DreamDraft]:
-        run_number = plan.started_at.toordinal()
-        candidates = await find_candidates(tx, run_number, plan.max_outputs, plan.started_at)
-        return generator.propose(
-            candidates.pairs, candidates.document_frequency, candidates.corpus_size, plan.max_outputs
-        )
-
-    return await graph.read(work)
+async def _draft_dreams(
+    graph: ProfileGraph, plan: _Plan, generator: DreamGenerator, model: str | None
+) -> Proposal:
+    pairs = await graph.read(find_candidates, plan.max_outputs, plan.started_at, model)
+    # Outside the transaction: a generator may take its time (or call a model).
+    return await generator.propose(pairs, plan.max_outputs)
 
 
 async def _store_dreams(graph: ProfileGraph, plan: _Plan, drafts: list[DreamDraft]) -> list[str]:
@@ -220,12 +217,15 @@ class _Runner:
             return {"counts": await self.graph.read(lambda tx: _reflect(tx, self.plan.started_at))}
         if name == "re_evaluate":
             return {"counts": await _reevaluate(self.graph, self.plan.started_at, apply=not self.dry)}
-        self.drafts = await _draft_dreams(self.graph, self.plan, self.generator)
+        model = self.embedder.model_id if self.embedder is not None else None
+        proposal = await _draft_dreams(self.graph, self.plan, self.generator, model)
+        self.drafts = proposal.drafts
         ids = [] if self.dry else await _store_dreams(self.graph, self.plan, self.drafts)
         if ids and self.embedder is not None:
             # After the dreams' own transaction: the model never runs inside one.
             await embed_missing(self.graph, self.embedder, EmbeddedKind.DREAM)
-        return {"counts": {"new_dreams": len(self.drafts) if self.dry else len(ids)}, "dream_ids": ids}
+        counts = {"new_dreams": len(self.drafts) if self.dry else len(ids), **proposal.counts}
+        return {"counts": counts, "dream_ids": ids}
 
     async def run_all(self) -> str | None:
         for step, (name, enabled) in enumerate(self.plan.phases.items(), start=1):

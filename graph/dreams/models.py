@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from graph.memory.models import ClaimResult, Frozen
+from graph.memory.models import ClaimResult, ClarificationView, Frozen
 
 
 class DreamStatus(StrEnum):
@@ -50,23 +50,24 @@ class FeedbackEntry(Frozen):
 class DreamDraft(Frozen):
     """A hypothesis a generator proposes, before it is stored."""
 
-    hypothesis: str
+    hypothesis: str = Field(description="A statement about two memories the person can answer yes or no")
+    why: str = Field(description="One line: the evidence for the link")
     what_if: str
     possible_outcome: str
     rationale: str
     likelihood: float = Field(ge=0, le=1)
     confidence: float = Field(ge=0, le=1)
-    generator: str
+    link_score: float = Field(description="The evidence as one number (meaning + rare shared words)")
+    generator: str = Field(description="Which generator wrote the texts")
     source_ids: tuple[str, str]
     pair_key: str
     shared_terms: list[str]
-    proposition_subject: str
-    proposition_object: str
 
 
 class Dream(Frozen):
     id: str
     hypothesis: str
+    why: str | None = Field(default=None, description="One line: the evidence for the link")
     what_if: str
     possible_outcome: str
     rationale: str
@@ -86,6 +87,7 @@ class Dream(Frozen):
 class DreamSummary(Frozen):
     id: str
     hypothesis: str
+    why: str | None = None
     status: DreamStatus
     likelihood: float
     confidence: float
@@ -121,10 +123,25 @@ class DreamRun(Frozen):
     would_create: list[DreamDraft] = Field(default_factory=list, description="Dry runs only")
 
 
+class PromotionStage(StrEnum):
+    PROMOTED = "promoted"
+    NOT_PROMOTED = "not_promoted"
+    AWAITING_CLAIMS = "awaiting_claims"
+
+
 class PromotionReport(Frozen):
+    """What a promotion created in the memory pipeline."""
+
+    fragment_label: str = Field(description="The label of the fragment holding the person's confirmation")
     fragment_id: str
     fragment_created: bool
-    claim: ClaimResult | None = Field(description="Null when the dream states no checkable proposition")
+    claims: list[ClaimResult] = Field(description="Each confirmed claim, its verdict and promotion outcome")
+    clarifications: list[ClarificationView] = Field(description="Conflicts the claims opened for the person")
+    outcome: PromotionStage = Field(
+        description="promoted: a claim became a fact; not_promoted: claims failed verification or "
+        "gates; awaiting_claims: no claims were sent"
+    )
+    message: str
 
 
 class FeedbackResult(Frozen):

@@ -49,14 +49,15 @@ RELATED_DREAMS = ScopedQuery(
 
 MEMORY_FIELDS = (
     "m.id AS id, m.text AS text, coalesce(m.quality, m.truth_score, 0.5) AS quality, "
-    "coalesce(m.recorded_at, m.created_at) AS created_at"
+    "coalesce(m.recorded_at, m.created_at) AS created_at, "
+    "coalesce(m.occurred_at, m.valid_from, m.recorded_at, m.created_at) AS occurred_at"
 )
 
-# Seeds: the newest fragments and facts, plus a window of older fragments that starts at a
-# different point of the profile's life every night (`$window_start`), so nights without new
-# memories still explore other corners. Ordering by every property of the composite index lets
-# Neo4j read the index in order and stop after LIMIT rows, instead of sorting the whole profile.
-# Dream-feedback fragments ($feedback_label) are never dreamed about: no feedback loops.
+# Seeds: the newest fragments and facts, plus a few older fragments after each of
+# `$window_starts`, points spread over the profile's life that move every cycle, so cycles
+# without new memories still explore other corners. Ordering by every property of the composite
+# index lets Neo4j read the index in order and stop after LIMIT rows, instead of sorting the
+# whole profile. Dream-feedback fragments ($feedback_label) are never dreamed about.
 SEED_MEMORIES = ScopedQuery(
     "seed_memories",
     f"""
@@ -73,11 +74,15 @@ SEED_MEMORIES = ScopedQuery(
         WITH m ORDER BY m.profile_id DESC, m.status DESC, m.recorded_at DESC LIMIT $recent
         RETURN 'fact' AS kind, m
       UNION
-        MATCH (m:SourceFragment)
-        USING INDEX m:SourceFragment(profile_id, created_at)
-        WHERE m.profile_id = $profile_id AND m.created_at >= $window_start AND m.status = 'active'
-          AND NOT $feedback_label IN coalesce(m.labels, [])
-        WITH m ORDER BY m.profile_id, m.created_at LIMIT $rotating
+        UNWIND $window_starts AS window_start
+        CALL (window_start) {{
+            MATCH (m:SourceFragment)
+            USING INDEX m:SourceFragment(profile_id, created_at)
+            WHERE m.profile_id = $profile_id AND m.created_at >= window_start AND m.status = 'active'
+              AND NOT $feedback_label IN coalesce(m.labels, [])
+            WITH m ORDER BY m.profile_id, m.created_at LIMIT $per_window
+            RETURN m
+        }}
         RETURN 'fragment' AS kind, m
     }}
     RETURN kind, {MEMORY_FIELDS}
@@ -93,11 +98,90 @@ RELATED_MEMORIES = ScopedQuery(
         YIELD node, score
         WHERE node.profile_id = $profile_id AND node.id <> seed.id
           AND NOT $feedback_label IN coalesce(node.labels, [])
-        RETURN node, score
+        RETURN node AS m
     }
-    RETURN seed.id AS seed_id, node.id AS id, node.text AS text,
-           coalesce(node.quality, node.truth_score, 0.5) AS quality,
-           coalesce(node.recorded_at, node.created_at) AS created_at, score
+    RETURN seed.id AS seed_id, """
+    + MEMORY_FIELDS
+    + """
+    """,
+)
+
+# How many live fragments and facts of the profile have a vector of the running model, up to `$cap`.
+PROFILE_VECTOR_COUNT = ScopedQuery(
+    "profile_vector_count",
+    """
+    CALL () {
+        MATCH (m:SourceFragment {profile_id: $profile_id, embedding_model: $model})
+        WITH m LIMIT $cap RETURN count(m) AS fragments
+    }
+    CALL () {
+        MATCH (m:Fact {profile_id: $profile_id, embedding_model: $model})
+        WITH m LIMIT $cap RETURN count(m) AS facts
+    }
+    RETURN fragments + facts AS vectors
+    """,
+)
+# Every live fragment and fact of the profile with a vector of the running model, up to
+# `$cap`, through the (profile_id, embedding_model) indexes: a profile this small is compared
+# whole, in the process, so no other profile's vectors can crowd its neighbourhoods.
+PROFILE_VECTORS = ScopedQuery(
+    "profile_vectors",
+    f"""
+    CALL () {{
+        MATCH (m:SourceFragment {{profile_id: $profile_id, embedding_model: $model}})
+        WHERE m.status = 'active' AND NOT $feedback_label IN coalesce(m.labels, [])
+        RETURN 'fragment' AS kind, m LIMIT $cap
+      UNION ALL
+        MATCH (m:Fact {{profile_id: $profile_id, embedding_model: $model}})
+        WHERE m.status = 'active'
+        RETURN 'fact' AS kind, m LIMIT $cap
+    }}
+    RETURN kind, m.embedding AS embedding, {MEMORY_FIELDS}
+    LIMIT $cap
+    """,
+)
+# The live fragments and facts nearest in meaning to each memory of `$fragments` and
+# `$facts`, for a profile too large to compare whole. The shared vector index ranks before it
+# can filter, so it is asked for `$fetch` neighbours and this profile's are kept: a profile
+# crowded out by a much larger neighbour gets fewer candidates, never another profile's.
+NEAREST_NEIGHBOURS = ScopedQuery(
+    "nearest_neighbours",
+    """
+    CALL () {
+        UNWIND $fragments AS member_id
+        MATCH (x:SourceFragment {profile_id: $profile_id, id: member_id})
+        RETURN x
+      UNION
+        UNWIND $facts AS member_id
+        MATCH (x:Fact {profile_id: $profile_id, id: member_id})
+        RETURN x
+    }
+    WITH x WHERE x.embedding_model = $model
+    CALL (x) {
+        CALL db.index.vector.queryNodes('recall_embedding', $fetch, x.embedding)
+        YIELD node, score
+        WHERE node.profile_id = $profile_id AND node.embedding_model = $model AND node.id <> x.id
+          AND node.status = 'active' AND NOT node:Claim
+          AND NOT $feedback_label IN coalesce(node.labels, [])
+        RETURN node AS m, score ORDER BY score DESC LIMIT $per_member
+    }
+    RETURN x.id AS member_id, CASE WHEN m:Fact THEN 'fact' ELSE 'fragment' END AS kind, score, """
+    + MEMORY_FIELDS
+    + """
+    """,
+)
+# Neo4j's cosine score of pairs found by their words, when both have a vector of the running model.
+PAIR_SIMILARITY = ScopedQuery(
+    "pair_similarity",
+    """
+    UNWIND $pairs AS pair
+    OPTIONAL MATCH (fa:SourceFragment {profile_id: $profile_id, id: pair[0]})
+    OPTIONAL MATCH (xa:Fact {profile_id: $profile_id, id: pair[0]})
+    OPTIONAL MATCH (fb:SourceFragment {profile_id: $profile_id, id: pair[1]})
+    OPTIONAL MATCH (xb:Fact {profile_id: $profile_id, id: pair[1]})
+    WITH pair, coalesce(fa, xa) AS a, coalesce(fb, xb) AS b
+    WHERE a.embedding_model = $model AND b.embedding_model = $model
+    RETURN pair[0] AS first, pair[1] AS second, vector.similarity.cosine(a.embedding, b.embedding) AS score
     """,
 )
 FACT_EVIDENCE_IDS = ScopedQuery(
@@ -117,6 +201,11 @@ DREAMED_PAIRS = ScopedQuery(
     MATCH (d:Dream {profile_id: $profile_id, pair_key: key})
     RETURN key
     """,
+)
+# How many cycles the profile has run: each one's window of older seeds starts elsewhere.
+RUN_COUNT = ScopedQuery(
+    "run_count",
+    "MATCH (r:DreamRun {profile_id: $profile_id}) RETURN count(r) AS runs",
 )
 CORPUS_SIZE = ScopedQuery(
     "corpus_size",
@@ -276,7 +365,7 @@ LIST_DREAMS = ScopedQuery(
     MATCH (d:Dream {profile_id: $profile_id})
     WHERE ($status IS NULL OR d.status = $status)
       AND ($before IS NULL OR d.created_at < $before OR (d.created_at = $before AND d.id < $before_id))
-    RETURN d {.id, .hypothesis, .status, .likelihood, .confidence, .created_at, .run_id} AS dream
+    RETURN d {.id, .hypothesis, .why, .status, .likelihood, .confidence, .created_at, .run_id} AS dream
     ORDER BY d.created_at DESC, d.id DESC LIMIT $limit
     """,
 )

@@ -6,6 +6,8 @@ import base64
 import binascii
 import json
 import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -26,10 +28,13 @@ from graph.dreams.models import (
     FeedbackResult,
     PhaseReport,
     PromotionReport,
+    PromotionStage,
 )
+from graph.embedding.encoder import Embedder
+from graph.embedding.store import PassageVectors, embed_passages
 from graph.errors import InvalidInputError, NotFoundError
 from graph.memory.claims import DREAM_FEEDBACK_LABEL
-from graph.memory.models import ClaimInput, Frozen
+from graph.memory.models import Authority, ClaimInput, ClaimResult, Frozen, PromotionOutcome
 from graph.memory.pipeline import RememberRequest, remember_in, utcnow
 
 MAX_LIST_LIMIT = 100
@@ -123,36 +128,79 @@ async def overview(graph: ProfileGraph, defaults: DreamingConfig) -> DreamingOve
     return await graph.read(work)
 
 
+@dataclass(frozen=True)
+class Confirmation:
+    """The person's words on promoting a dream, and the claims the host read in them."""
+
+    words: str
+    claims: Sequence[ClaimInput] = ()
+    authority: Authority = "primary"
+
+
+def _check_feedback(
+    decision: FeedbackDecision, feedback: str | None, claims: Sequence[ClaimInput]
+) -> Confirmation | None:
+    """Refuse bad input before anything is read or written."""
+    if feedback is not None and len(feedback) > MAX_FEEDBACK_CHARS:
+        raise InvalidInputError(
+            f"feedback has {len(feedback)} characters; the limit is {MAX_FEEDBACK_CHARS}."
+        )
+    if decision is not FeedbackDecision.PROMOTE_CANDIDATE:
+        if claims:
+            raise InvalidInputError(
+                "claims are taken only with promote_candidate: they state what the person confirmed."
+            )
+        return None
+    if feedback is None or not feedback.strip():
+        raise InvalidInputError(
+            "promote_candidate needs the person's own words in feedback (what they confirmed); "
+            "the dream's text is never evidence."
+        )
+    return Confirmation(feedback, claims)
+
+
+def _promotion_outcome(claims: Sequence[ClaimResult]) -> tuple[PromotionStage, str]:
+    if not claims:
+        return PromotionStage.AWAITING_CLAIMS, (
+            "The confirmation is kept as evidence, but nothing can become memory until the host sends "
+            "what the person confirmed as claims: call remember with those claims and supported_by "
+            "naming this fragment."
+        )
+    if any(claim.outcome is PromotionOutcome.PROMOTED for claim in claims):
+        return PromotionStage.PROMOTED, "At least one confirmed claim passed the gates and is now a fact."
+    return PromotionStage.NOT_PROMOTED, (
+        "The confirmed claims were stored but did not pass verification and the promotion gates; "
+        "each claim's outcome says why."
+    )
+
+
 async def _promote(
-    tx: ProfileTx, dream: dict[str, Any], feedback: str | None, now: datetime
+    tx: ProfileTx, dream_id: str, confirmation: Confirmation, now: datetime, vectors: PassageVectors | None
 ) -> PromotionReport:
-    """The dream becomes evidence that must pass the ordinary gates, never a fact by itself."""
-    evidence_row = await tx.single(q.DREAM_EVIDENCE_FRAGMENTS, id=dream["id"])
-    evidence_ids = list(evidence_row["ids"]) if evidence_row else []
-    claim = ClaimInput(
-        subject=dream["proposition_subject"],
-        predicate="connected_to",
-        object=dream["proposition_object"],
-        extract_conf=dream["confidence"],
-        resolution_conf=dream["likelihood"],
-        modality="hypothetical",
-        supported_by=evidence_ids,
-    )
-    note = f" The person added: {feedback}" if feedback else ""
-    request = RememberRequest(
-        content=f"Dream {dream['id']} was promoted for review: {dream['hypothesis']}{note}",
-        source=f"dream:{dream['id']}",
-        authority="other",
-        idempotency_key=f"dream-feedback:{dream['id']}",
-        labels=[DREAM_FEEDBACK_LABEL],
-        claims=[claim],
-    )
-    result = await remember_in(tx, request, now)
-    await tx.run(q.LINK_FEEDBACK_FRAGMENT, id=dream["id"], fragment_id=result.fragment.id)
+    """The person's confirmation becomes a fragment; its claims pass the ordinary gates."""
+    result = await remember_in(tx, _confirmation_request(dream_id, confirmation), now, vectors=vectors)
+    await tx.run(q.LINK_FEEDBACK_FRAGMENT, id=dream_id, fragment_id=result.fragment.id)
+    stage, message = _promotion_outcome(result.claims)
     return PromotionReport(
+        fragment_label=DREAM_FEEDBACK_LABEL,
         fragment_id=result.fragment.id,
         fragment_created=result.fragment.created,
-        claim=result.claims[0] if result.claims else None,
+        claims=result.claims,
+        clarifications=result.clarifications,
+        outcome=stage,
+        message=message,
+    )
+
+
+def _confirmation_request(dream_id: str, confirmation: Confirmation) -> RememberRequest:
+    # Only the person's words are stored: the dream's generated text never becomes evidence.
+    return RememberRequest(
+        content=confirmation.words,
+        source=f"dream:{dream_id}",
+        authority=confirmation.authority,
+        idempotency_key=f"dream-feedback:{dream_id}",
+        labels=[DREAM_FEEDBACK_LABEL],
+        claims=confirmation.claims,
     )
 
 
@@ -161,21 +209,27 @@ async def resolve_feedback(
     dream_id: str,
     decision: FeedbackDecision,
     feedback: str | None = None,
+    claims: Sequence[ClaimInput] = (),
     now: datetime | None = None,
+    embedder: Embedder | None = None,
 ) -> FeedbackResult:
-    if feedback is not None and len(feedback) > MAX_FEEDBACK_CHARS:
-        raise InvalidInputError(
-            f"feedback has {len(feedback)} characters; the limit is {MAX_FEEDBACK_CHARS}."
-        )
+    """Record the person's verdict. promote_candidate stores their words (and the claims the
+    host extracted from them) through the same verification and gates as `remember`."""
+    confirmation = _check_feedback(decision, feedback, claims)
     moment = now or utcnow()
+    vectors = None
+    if confirmation is not None:
+        request = _confirmation_request(dream_id, confirmation)
+        vectors = await embed_passages(embedder, request.passages())
 
     async def work(tx: ProfileTx) -> FeedbackResult:
         row = await tx.single(q.LOCK_DREAM, id=dream_id, now=moment)
         if row is None:
             raise NotFoundError("dream", dream_id)
-        dream = row["dream"]
-        target = next_status(dream_id, DreamStatus(dream["status"]), decision)
-        promotion = await _promote(tx, dream, feedback, moment) if target is DreamStatus.PROMOTED else None
+        target = next_status(dream_id, DreamStatus(row["dream"]["status"]), decision)
+        promotion = None
+        if confirmation is not None and target is DreamStatus.PROMOTED:
+            promotion = await _promote(tx, dream_id, confirmation, moment, vectors)
         await tx.run(
             q.APPEND_FEEDBACK,
             id=dream_id,

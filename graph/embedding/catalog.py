@@ -100,3 +100,9 @@ def model_spec(name: str) -> ModelSpec:
     except KeyError:
         choices = ", ".join([*MODELS, SEMANTIC_OFF])
         raise InvalidInputError(f"unknown embedding model {name!r}; choose one of: {choices}") from None
+
+
+def cosine_of_score(score: float) -> float:
+    """The plain cosine behind a Neo4j cosine score (vector index or `vector.similarity.cosine`),
+    which Neo4j maps from -1..1 onto 0..1."""
+    return 2.0 * score - 1.0

@@ -36,8 +36,9 @@ from graph.memory.policy import (
 from graph.memory.verifier import ClaimStatement, ClaimVerifier, Verdict, Verification
 from graph.text import normalize
 
-# Fragments with this label are dream feedback: they record that a person looked at a dream,
-# and never count as independent evidence for any claim.
+# Fragments with this label hold a person's own words on confirming a dream. They are evidence
+# like anything else the person says (only their words are stored, never the dream's text), but
+# the dream phase never dreams about them, so dreams cannot feed on their own reviews.
 DREAM_FEEDBACK_LABEL = "dream_feedback"
 # How many of a claim's newest supporting fragments the verifier reads. Older evidence still
 # counts towards the evidence gate; it just is not re-read on every restatement.
@@ -120,9 +121,7 @@ class Assessment:
 
 async def assess_claim(tx: ProfileTx, claim: dict[str, Any], verifier: ClaimVerifier) -> Assessment:
     """Verify a stored claim against its active, independent supporting fragments."""
-    support = await tx.single(
-        q.CLAIM_SUPPORT, claim_id=claim["id"], feedback_label=DREAM_FEEDBACK_LABEL, window=VERIFY_WINDOW
-    )
+    support = await tx.single(q.CLAIM_SUPPORT, claim_id=claim["id"], window=VERIFY_WINDOW)
     assert support is not None
     statement = ClaimStatement(
         subject=claim["subject"],

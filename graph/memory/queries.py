@@ -132,7 +132,7 @@ CLAIM_SUPPORT = ScopedQuery(
     """
     MATCH (c:Claim {profile_id: $profile_id, id: $claim_id})
           -[:SUPPORTED_BY]->(f:SourceFragment {profile_id: $profile_id})
-    WHERE f.status = 'active' AND NOT $feedback_label IN coalesce(f.labels, [])
+    WHERE f.status = 'active'
     WITH f ORDER BY f.created_at DESC
     WITH collect(f) AS support
     RETURN size(support) AS support_count,

@@ -12,7 +12,8 @@ from pydantic import BaseModel, Field
 
 from graph.dreams import review
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig, configure_dreaming
-from graph.dreams.cycle import CycleRequest, run_cycle
+from graph.dreams.cycle import DEFAULT_GENERATOR, CycleRequest, run_cycle
+from graph.dreams.host_model import HostModelGenerator
 from graph.dreams.models import (
     MAX_FEEDBACK_CHARS,
     Dream,
@@ -23,10 +24,12 @@ from graph.dreams.models import (
     FeedbackResult,
 )
 from graph.embedding.status import SemanticStatus, semantic_status
+from graph.memory.models import MAX_CLAIMS, ClaimInput
 from graph.memory.pipeline import utcnow
 from scheduler.timing import next_due
 from server.context import AppContext
 from server.errors import mapped_errors
+from server.sampling import host_model
 
 Ctx = Context[AppContext, Any]
 
@@ -82,8 +85,9 @@ async def run_dreaming_cycle(
     """Run a dreaming cycle now (even when nightly dreaming is off): reflect on memory health,
     re-evaluate earlier dreams, and propose new hypotheses linking existing memories.
 
-    Dreams are hypotheses for the person to review, never facts. Only one cycle runs per profile
-    at a time; a second request gets a clear 'already running' error with the running run's id.
+    Dreams are hypotheses for the person to review, never facts. When this client offers MCP
+    sampling, its model phrases and judges the best few (each dream names its generator). Only
+    one cycle runs per profile at a time; a second gets a clear 'already running' error.
     """
     app = _app(ctx)
     graph = await app.graph_for(write=not dry_run)
@@ -95,8 +99,15 @@ async def run_dreaming_cycle(
         max_outputs=max_outputs,
         dry_run=dry_run,
     )
+    model = host_model(ctx)
+    generator = HostModelGenerator(model, app.settings.host_model_limits()) if model else DEFAULT_GENERATOR
     return await run_cycle(
-        graph, app.settings.dreaming_defaults(), request, progress=ctx.report_progress, embedder=app.embedder
+        graph,
+        app.settings.dreaming_defaults(),
+        request,
+        generator=generator,
+        progress=ctx.report_progress,
+        embedder=app.embedder,
     )
 
 
@@ -126,14 +137,28 @@ async def resolve_dream_feedback(
     dream_id: Annotated[str, Field(min_length=1, max_length=64)],
     decision: Annotated[FeedbackDecision, Field(description="reinforce, stale, reject or promote_candidate")],
     feedback: Annotated[
-        str | None, Field(max_length=MAX_FEEDBACK_CHARS, description="The person's words")
+        str | None,
+        Field(
+            max_length=MAX_FEEDBACK_CHARS, description="The person's words; required for promote_candidate"
+        ),
+    ] = None,
+    claims: Annotated[
+        list[ClaimInput] | None,
+        Field(
+            max_length=MAX_CLAIMS,
+            description="promote_candidate only: what the person confirmed, as claims read from feedback",
+        ),
     ] = None,
 ) -> FeedbackResult:
     """Record the person's verdict on a dream. reject is final and the pair is never proposed
-    again; promote_candidate turns the dream into evidence that must pass the normal claim
-    verification and promotion gates: it creates no fact by itself."""
-    graph = await _app(ctx).graph_for(write=True)
-    return await review.resolve_feedback(graph, dream_id, decision, feedback)
+    again. promote_candidate stores the person's words (feedback) as evidence and passes the
+    claims you extracted from them through the same verification and gates as remember; the
+    dream's own text is never evidence. Without claims nothing becomes memory yet."""
+    app = _app(ctx)
+    graph = await app.graph_for(write=True)
+    return await review.resolve_feedback(
+        graph, dream_id, decision, feedback, claims=claims or [], embedder=app.embedder
+    )
 
 
 @mapped_errors

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import anyio
 import pytest
 from mcp import Client
@@ -132,26 +134,95 @@ async def test_feedback_follows_the_lifecycle_and_final_states_refuse_changes(
     assert after["status"] == "rejected" and len(after["feedback"]) == 3
 
 
-async def test_promoting_a_dream_creates_evidence_but_no_fact_without_independent_support(
+def confirmed(predicate: str, obj: str, subject: str = "user") -> dict[str, object]:
+    return {
+        "subject": subject,
+        "predicate": predicate,
+        "object": obj,
+        "extract_conf": 0.9,
+        "resolution_conf": 0.9,
+    }
+
+
+async def promote(call: CallTool, dream_id: object, words: str, *claims: dict[str, object]) -> dict[str, Any]:
+    return await call(
+        "resolve_dream_feedback",
+        dream_id=dream_id,
+        decision="promote_candidate",
+        feedback=words,
+        claims=list(claims),
+    )
+
+
+async def test_a_confirmed_dream_whose_claim_passes_the_gates_becomes_a_fact(call: CallTool) -> None:
+    await remember_all(call)
+    dream = await first_dream(call)
+    words = "Yes! I love reading Saramago novels, my tutor got me hooked."
+    promoted = await promote(call, dream["id"], words, confirmed("likes", "Saramago novels"))
+    report = promoted["promotion"]
+    assert promoted["dream"]["status"] == "promoted"
+    assert report["outcome"] == "promoted" and report["fragment_label"] == "dream_feedback"
+    claim = report["claims"][0]
+    assert claim["verdict"] == "entailed" and claim["outcome"] == "promoted"
+    found = await call("recall_memory", query="Saramago novels")
+    assert claim["fact"]["id"] in [item["id"] for item in found["results"] if item["kind"] == "fact"]
+    fragment = next(item for item in found["results"] if item["id"] == report["fragment_id"])
+    assert fragment["text"] == words  # only the person's words are stored, never the dream's text
+
+
+async def test_a_confirmation_with_weak_evidence_stays_a_candidate(call: CallTool) -> None:
+    await remember_all(call)
+    dream = await first_dream(call)
+    weak = {**confirmed("likes", "Saramago novels"), "extract_conf": 0.5}
+    report = (await promote(call, dream["id"], "I suppose I like Saramago novels.", weak))["promotion"]
+    assert report["outcome"] == "not_promoted"
+    claim = report["claims"][0]
+    assert claim["outcome"] == "gate_rejected" and claim["fact"] is None
+    assert "extract_conf" in " ".join(claim["failed_gates"])
+
+
+async def test_a_confirmation_in_conflict_with_a_fact_opens_a_clarification(call: CallTool) -> None:
+    await call("remember", content="I work at Acme Corp.", claims=[confirmed("works_at", "Acme Corp")])
+    await remember_all(call)
+    dream = await first_dream(call)
+    words = "Right, and I work at Beta Labs now."
+    report = (await promote(call, dream["id"], words, confirmed("works_at", "Beta Labs")))["promotion"]
+    assert report["outcome"] == "not_promoted"
+    assert report["claims"][0]["outcome"] == "clarification_required"
+    assert report["clarifications"] and report["claims"][0]["clarification"]["id"]
+
+
+async def test_the_dreams_own_text_never_counts_as_evidence(call: CallTool) -> None:
+    await remember_all(call)
+    dream = await first_dream(call)
+    # The claim restates the dream's hypothesis, which the person's words do not contain.
+    restated = confirmed("has_goal", str(dream["hypothesis"])[:400])
+    report = (await promote(call, dream["id"], "Yes.", restated))["promotion"]
+    assert report["outcome"] == "not_promoted"
+    assert report["claims"][0]["verdict"] != "entailed" and report["claims"][0]["fact"] is None
+
+
+async def test_promotion_without_claims_keeps_the_words_and_says_what_is_missing(
     client: Client, call: CallTool
 ) -> None:
     await remember_all(call)
     dream = await first_dream(call)
-    promoted = await call(
-        "resolve_dream_feedback",
-        dream_id=dream["id"],
-        decision="promote_candidate",
-        feedback="Yes, these belong together.",
-    )
-    assert promoted["dream"]["status"] == "promoted"
-    report = promoted["promotion"]
-    assert report["fragment_created"] is True
-    claim = report["claim"]
-    assert claim["predicate"] == "connected_to"
-    assert claim["fact"] is None
-    assert claim["outcome"] in {"not_validated", "gate_rejected"}
-    again = await client.call_tool(
+    refused = await client.call_tool(
         "resolve_dream_feedback", {"dream_id": dream["id"], "decision": "promote_candidate"}
+    )
+    assert "feedback" in error_text(refused)
+    assert (await call("get_dream", dream_id=dream["id"]))["status"] == "proposed"
+    misplaced = await client.call_tool(
+        "resolve_dream_feedback",
+        {"dream_id": dream["id"], "decision": "reinforce", "claims": [confirmed("likes", "bread")]},
+    )
+    assert "promote_candidate" in error_text(misplaced)
+    report = (await promote(call, dream["id"], "Yes, these belong together."))["promotion"]
+    assert report["outcome"] == "awaiting_claims" and report["claims"] == []
+    assert report["fragment_created"] is True and "remember" in report["message"]
+    again = await client.call_tool(
+        "resolve_dream_feedback",
+        {"dream_id": dream["id"], "decision": "promote_candidate", "feedback": "yes"},
     )
     assert "final" in error_text(again)
     health = await call("reflect_memories")

@@ -1,0 +1,258 @@
+"""What links two memories, and how strongly: the evidence a dream stands on.
+
+Two kinds of evidence, each discounted for what is common in this profile:
+
+- **Meaning.** The cosine of the two memories' vectors, compared with how close each one
+  usually is to its nearest neighbours (the mean of its top `NEIGHBOURHOOD` cosines). Small
+  embedding models put every chat line near every other (on LoCoMo half of all pairs have a
+  cosine above 0.84), so raw cosine mostly measures tone and sentence shape. How far a pair is
+  above both neighbourhoods (cross-domain similarity local scaling, CSLS) measures what the two
+  share that their look-alikes do not.
+- **Rare shared words.** Words both memories use that few memories of the profile use
+  (names, places, things), weighted by squared inverse document frequency, by how rare the word
+  is in English at large (wordfreq's Zipf scale: "door" and "heard" count for little, "pottery"
+  for much, a name for all), and `ENTITY_WEIGHT` times more when both write it as a name.
+  Greetings, fillers and words found in more than `COMMON_SHARE` of the profile are not
+  evidence at all.
+
+A pair is a connection when the sum clears `MIN_LINK_SCORE` and it is not a restatement
+(a near-identical vector, or nearly the same words). The weights were chosen on the LoCoMo
+development split, measuring how often a pair is evidence of one question.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Final, Literal
+
+from wordfreq import zipf_frequency
+
+from graph.text import salient_terms, tokens
+
+MemoryKind = Literal["fact", "fragment"]
+
+NEIGHBOURHOOD: Final = 10
+# CSLS in units of a tenth of cosine: on the development split one unit is about two
+# standard deviations of all pairs' CSLS.
+CSLS_UNIT: Final = 0.1
+RARE_WEIGHT: Final = 0.05
+IDF_FLOOR_CORPUS: Final = 100
+# On wordfreq's Zipf scale (log10 of uses per billion words): at or above EVERYDAY_ZIPF a word
+# is everyday English and no evidence; at or below UNCOMMON_ZIPF it counts in full.
+EVERYDAY_ZIPF: Final = 5.5
+UNCOMMON_ZIPF: Final = 3.0
+# A capitalised word below this Zipf is a name even at the start of a sentence.
+NAME_ZIPF: Final = 4.0
+ENTITY_WEIGHT: Final = 3.0
+ENGLISH: Final = "en"
+COMMON_SHARE: Final = 0.05
+# Counting how many memories use a word stops here: past it the word is common at any size.
+MAX_COUNTED: Final = 2_000
+MIN_LINK_SCORE: Final = 2.5
+# Without vectors (semantic lane off) only words can link: one word shared by at most this
+# many memories, or several rarer ones.
+MIN_LEXICAL_SCORE: Final = 1.0
+NEAR_DUPLICATE_COSINE: Final = 0.96
+NEAR_DUPLICATE_OVERLAP: Final = 0.7
+# Two memories of the same moment are usually one exchange, which the person already connects.
+SAME_MOMENT: Final = timedelta(hours=6)
+SAME_MOMENT_PENALTY: Final = 1.5
+
+# Words that carry the tone of a conversation, not its topic. A pair whose only common
+# ground is these ("hey", "thanks", "since we talked") is not a connection.
+_FILLER_TEXT = """
+    hey hi hello hiya howdy bye goodbye thanks thank thx cheers welcome sorry please
+    wow whoa ooh aww yay woohoo haha hahaha lol omg hmm umm well oh ah
+    cool awesome amazing great nice good fine fantastic wonderful lovely super glad happy
+    sure totally definitely absolutely exactly indeed literally actually basically honestly
+    pretty quite kind sort lot lots much many thing things stuff something anything
+    everything nothing someone anyone everyone way ways
+    talk talked talking chat chatted chatting catch caught tell told say said saying
+    know knew think thought feel felt mean meant guess hope hoped sounds sound seems seem
+    since lately recently soon later today yesterday tomorrow tonight week weeks weekend
+    day days time times month months year years ago long new old last next
+    going gonna wanna gotta come came make made take took see saw look looking looks
+    want wanted need needed like liked love loved really keep kept let's
+    towards toward around through across along among within without upon onto via per
+    even though yet already almost always sometimes often usually maybe perhaps probably
+    able else another every whole together enough least less little big small
+"""
+FILLER_WORDS: Final = frozenset(_FILLER_TEXT.split())
+
+
+@dataclass(frozen=True)
+class Memory:
+    kind: MemoryKind
+    id: str
+    text: str
+    quality: float
+    created_at: datetime
+    occurred_at: datetime
+
+    def when(self) -> datetime:
+        return self.occurred_at
+
+
+def memory_from_row(kind: MemoryKind, row: dict[str, Any]) -> Memory:
+    """A memory read by a dream query (`MEMORY_FIELDS` in `graph/dreams/queries.py`)."""
+    return Memory(
+        kind=kind,
+        id=row["id"],
+        text=row["text"],
+        quality=float(row["quality"]),
+        created_at=row["created_at"],
+        occurred_at=row["occurred_at"],
+    )
+
+
+@dataclass(frozen=True)
+class SharedTerm:
+    term: str
+    frequency: int  # memories of the profile that use it (capped)
+    english: float  # how rare the word is in English at large: 0 everyday .. 1 uncommon
+    entity: bool  # both memories write it as a name
+
+
+def english_rarity(term: str) -> float:
+    zipf = zipf_frequency(term, ENGLISH)
+    return min(1.0, max(0.0, (EVERYDAY_ZIPF - zipf) / (EVERYDAY_ZIPF - UNCOMMON_ZIPF)))
+
+
+@dataclass(frozen=True)
+class Meaning:
+    cosine: float
+    # The mean cosine of each memory to its nearest neighbours in the profile.
+    first_neighbourhood: float
+    second_neighbourhood: float
+
+    @property
+    def distinctiveness(self) -> float:
+        """How far the pair is above both neighbourhoods, in CSLS units."""
+        local = 2 * self.cosine - self.first_neighbourhood - self.second_neighbourhood
+        return local / CSLS_UNIT
+
+
+@dataclass(frozen=True)
+class CandidatePair:
+    first: Memory
+    second: Memory
+    meaning: Meaning | None  # None when either memory has no vector of the running model
+    shared: tuple[SharedTerm, ...]  # rare shared words, rarest first
+    corpus_size: int
+
+    @property
+    def apart(self) -> timedelta:
+        return abs(self.second.when() - self.first.when())
+
+
+def term_root(word: str) -> str:
+    """A crude stem, enough to see that 'hiking' and 'hikes' share a word."""
+    for suffix, keep in (("ing", 5), ("ed", 4), ("es", 4), ("s", 3)):
+        if word.endswith(suffix) and len(word) - len(suffix) >= keep - 1:
+            return word[: -len(suffix)]
+    return word
+
+
+def topical_terms(text: str) -> list[str]:
+    """Salient words that can be evidence: no fillers, no contractions, no bare numbers."""
+    return [
+        term
+        for term in salient_terms(text)
+        if term not in FILLER_WORDS
+        and term_root(term) not in FILLER_WORDS
+        and "'" not in term
+        and not term.isdigit()
+        and _STRETCHED.search(term) is None
+    ]
+
+
+def shared_terms(first: str, second: str) -> tuple[str, ...]:
+    """Topical words of `first` whose root `second` also uses, in `first`'s order."""
+    roots = {term_root(term) for term in topical_terms(second)}
+    return tuple(term for term in topical_terms(first) if term_root(term) in roots)
+
+
+def common_ceiling(corpus_size: int) -> int:
+    """The most memories a word may appear in and still be rare in this profile."""
+    return min(max(2, int(COMMON_SHARE * corpus_size)), MAX_COUNTED)
+
+
+# "awww", "sooo", "yesss": a letter held for emphasis marks an exclamation, not a topic.
+_STRETCHED = re.compile(r"(.)\1\1")
+_WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
+_SENTENCE_END = '.!?:;"\u201c('
+
+
+def written_as_names(text: str) -> set[str]:
+    """Roots of the words `text` capitalises as names: inside a sentence, or uncommon in English."""
+    names = set()
+    for match in _WORD.finditer(text):
+        word = match.group(0)
+        if not word[0].isupper():
+            continue
+        before = text[: match.start()].rstrip()
+        starts_sentence = not before or before[-1] in _SENTENCE_END
+        plain = tokens(word)
+        if plain and (not starts_sentence or zipf_frequency(plain[0], ENGLISH) < NAME_ZIPF):
+            names.add(term_root(plain[0]))
+    return names
+
+
+def rare_shared(
+    pair_texts: tuple[str, str], terms: Sequence[str], frequency: Mapping[str, int], corpus_size: int
+) -> tuple[SharedTerm, ...]:
+    """The shared words few memories use, strongest first; common ones are no evidence."""
+    ceiling = common_ceiling(corpus_size)
+    names = written_as_names(pair_texts[0]) & written_as_names(pair_texts[1])
+    kept = [
+        SharedTerm(term, count, english_rarity(term), term_root(term) in names)
+        for term in terms
+        if (count := max(1, frequency.get(term, 1))) <= ceiling
+    ]
+    return tuple(sorted(kept, key=lambda t: (-term_weight(t, corpus_size), t.term)))
+
+
+def idf(term: SharedTerm, corpus_size: int) -> float:
+    # Counted against at least IDF_FLOOR_CORPUS memories: in a young profile every word is rare
+    # by count, and a name two of twelve memories share tells as much as in a larger one.
+    return math.log(max(corpus_size, IDF_FLOOR_CORPUS) / term.frequency)
+
+
+def term_weight(term: SharedTerm, corpus_size: int) -> float:
+    named = ENTITY_WEIGHT if term.entity else 1.0
+    return idf(term, corpus_size) ** 2 * term.english * named
+
+
+def word_score(pair: CandidatePair) -> float:
+    return RARE_WEIGHT * sum(term_weight(term, pair.corpus_size) for term in pair.shared)
+
+
+def meaning_score(pair: CandidatePair) -> float:
+    return pair.meaning.distinctiveness if pair.meaning is not None else 0.0
+
+
+def is_restatement(pair: CandidatePair) -> bool:
+    """Near-identical vectors or nearly the same words: saying a thing twice links nothing."""
+    if pair.meaning is not None and pair.meaning.cosine >= NEAR_DUPLICATE_COSINE:
+        return True
+    first, second = set(topical_terms(pair.first.text)), set(topical_terms(pair.second.text))
+    union = first | second
+    return bool(union) and len(first & second) / len(union) >= NEAR_DUPLICATE_OVERLAP
+
+
+def link_score(pair: CandidatePair) -> float | None:
+    """The pair's evidence as one number, or None when it is no connection worth a dream."""
+    if is_restatement(pair):
+        return None
+    score = meaning_score(pair) + word_score(pair)
+    floor = MIN_LINK_SCORE if pair.meaning is not None else MIN_LEXICAL_SCORE
+    return score if score >= floor else None
+
+
+def rank_score(pair: CandidatePair, score: float) -> float:
+    """Ordering among connections: links across time first (the person may not have made them)."""
+    return score - (SAME_MOMENT_PENALTY if pair.apart < SAME_MOMENT else 0.0)

@@ -1,0 +1,109 @@
+"""Neighbourhoods in meaning for the dream phase, kept inside one profile.
+
+A profile of up to `EXACT_LIMIT` vectors is read whole once per cycle and compared in the
+process (a few milliseconds with numpy): exact, and no other profile's vectors can crowd it.
+A larger profile is searched through the shared vector index, asked for `OVERFETCH` times the
+neighbours wanted and filtered to the profile; one crowded out by a much larger neighbour gets
+fewer candidates (never another profile's). Every cosine here is the plain cosine (-1..1), not
+Neo4j's 0..1 score.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any, Final, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from graph.access import ProfileTx
+from graph.dreams import queries as q
+from graph.dreams.evidence import Memory, memory_from_row
+from graph.embedding.catalog import cosine_of_score
+from graph.memory.claims import DREAM_FEEDBACK_LABEL
+
+EXACT_LIMIT: Final = 2_000
+OVERFETCH: Final = 4
+# Member id -> its nearest memories and their cosines, nearest first.
+Neighbours = dict[str, list[tuple[Memory, float]]]
+
+
+def pair_id(first: str, second: str) -> tuple[str, str]:
+    first, second = sorted((first, second))
+    return first, second
+
+
+class MeaningSpace(Protocol):
+    async def neighbours(self, members: Sequence[Memory], count: int) -> Neighbours: ...
+
+    async def cosines(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], float]: ...
+
+
+class ExactSpace:
+    """The whole profile's vectors in memory."""
+
+    def __init__(self, memories: list[Memory], vectors: NDArray[np.float32]) -> None:
+        self._memories = memories
+        self._vectors = vectors
+        self._index = {memory.id: position for position, memory in enumerate(memories)}
+
+    async def neighbours(self, members: Sequence[Memory], count: int) -> Neighbours:
+        found: Neighbours = {}
+        known = [member.id for member in members if member.id in self._index]
+        if not known or len(self._memories) < 2:
+            return found
+        rows = np.array([self._index[member_id] for member_id in known])
+        similarity = self._vectors[rows] @ self._vectors.T
+        similarity[np.arange(len(rows)), rows] = -np.inf  # a memory is not its own neighbour
+        take = min(count, len(self._memories) - 1)
+        nearest = np.argsort(-similarity, axis=1)[:, :take]
+        for row, member_id in enumerate(known):
+            found[member_id] = [(self._memories[i], float(similarity[row, i])) for i in nearest[row]]
+        return found
+
+    async def cosines(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], float]:
+        index = self._index
+        return {
+            pair_id(a, b): float(self._vectors[index[a]] @ self._vectors[index[b]])
+            for a, b in pairs
+            if a in index and b in index
+        }
+
+
+class IndexSpace:
+    """The shared vector index, filtered to the profile."""
+
+    def __init__(self, tx: ProfileTx, model: str) -> None:
+        self._tx, self._model = tx, model
+
+    async def neighbours(self, members: Sequence[Memory], count: int) -> Neighbours:
+        rows = await self._tx.run(
+            q.NEAREST_NEIGHBOURS,
+            fragments=[m.id for m in members if m.kind == "fragment"],
+            facts=[m.id for m in members if m.kind == "fact"],
+            model=self._model,
+            fetch=count * OVERFETCH,
+            per_member=count,
+            feedback_label=DREAM_FEEDBACK_LABEL,
+        )
+        found: Neighbours = defaultdict(list)
+        for row in rows:
+            found[row["member_id"]].append((memory_from_row(row["kind"], row), cosine_of_score(row["score"])))
+        return dict(found)
+
+    async def cosines(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], float]:
+        rows = await self._tx.run(q.PAIR_SIMILARITY, pairs=[list(pair) for pair in pairs], model=self._model)
+        return {pair_id(row["first"], row["second"]): cosine_of_score(row["score"]) for row in rows}
+
+
+async def open_space(tx: ProfileTx, model: str) -> MeaningSpace:
+    counted = await tx.single(q.PROFILE_VECTOR_COUNT, model=model, cap=EXACT_LIMIT + 1)
+    if counted is not None and int(counted["vectors"]) > EXACT_LIMIT:
+        return IndexSpace(tx, model)
+    rows: list[dict[str, Any]] = await tx.run(
+        q.PROFILE_VECTORS, model=model, cap=EXACT_LIMIT, feedback_label=DREAM_FEEDBACK_LABEL
+    )
+    memories = [memory_from_row(row["kind"], row) for row in rows]
+    vectors = np.array([row["embedding"] for row in rows], dtype=np.float32).reshape(len(rows), -1)
+    return ExactSpace(memories, vectors)

@@ -1,0 +1,157 @@
+"""The deterministic writer: a dream's texts from its two memories and the evidence between them.
+
+Every text is built from the pair itself: what both memories name, excerpts around it, when
+each was said and how far apart. The hypothesis is a statement the person can answer yes or
+no; `why` is the one line a list shows; the rationale lays out every figure behind the scores.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from graph.dreams.evidence import CandidatePair, Memory, idf, meaning_score, word_score
+from graph.text import tokens
+
+EXCERPT_CHARS = 110
+SHORT_CHARS = 50
+
+
+@dataclass(frozen=True)
+class DreamTexts:
+    hypothesis: str
+    why: str
+    what_if: str
+    possible_outcome: str
+    rationale: str
+    likelihood: float
+    confidence: float
+
+
+def _date(moment: datetime) -> str:
+    return f"{moment.day} {moment:%B %Y}"
+
+
+def _gap(apart: timedelta) -> str:
+    days = apart.days
+    if days >= 60:
+        return f"{round(days / 30.4)} months apart"
+    if days >= 2:
+        return f"{days} days apart"
+    return "on the same day" if days == 0 else "a day apart"
+
+
+def excerpt(text: str, term: str | None, limit: int) -> str:
+    """The words around the first use of `term` (or the start), at most `limit` characters."""
+    words = text.split()
+    start = 0
+    if term is not None:
+        start = next((i for i, word in enumerate(words) if term in tokens(word)), 0)
+    # Keep a few words before the term so the excerpt reads as a phrase, not a fragment.
+    start = max(0, start - 6)
+    chosen: list[str] = []
+    for word in words[start:]:
+        if len(" ".join([*chosen, word])) > limit:
+            break
+        chosen.append(word)
+    body = " ".join(chosen) or text[:limit]
+    lead = "…" if start > 0 else ""
+    tail = "…" if start + len(chosen) < len(words) else ""
+    return f"{lead}{body}{tail}"
+
+
+def _original_case(term: str, memory: Memory) -> str:
+    """How the person wrote the shared word ('Sweden', not 'sweden')."""
+    for word in memory.text.split():
+        stripped = word.strip(".,!?;:\"'()[]")
+        if stripped.casefold() == term:
+            return stripped
+    return term
+
+
+def _describe(memory: Memory) -> str:
+    kind = "a verified fact" if memory.kind == "fact" else "something said"
+    return f"{kind} (quality {memory.quality:.2f})"
+
+
+def _likelihood(pair: CandidatePair, score: float) -> float:
+    verified = sum(memory.kind == "fact" for memory in (pair.first, pair.second))
+    return round(min(0.9, (1 - math.exp(-score / 4)) * (0.85 + 0.05 * verified)), 3)
+
+
+def _confidence(pair: CandidatePair) -> float:
+    quality = (pair.first.quality + pair.second.quality) / 2
+    # Meaning and words agreeing is worth more than either alone.
+    kinds = (meaning_score(pair) >= 1.5) + (word_score(pair) >= 0.5)
+    return round(quality * (0.5 + 0.25 * kinds), 3)
+
+
+def _evidence_lines(pair: CandidatePair) -> list[str]:
+    lines = []
+    if pair.meaning is not None:
+        meaning = pair.meaning
+        lines.append(
+            f"Their meanings are {meaning_score(pair):+.1f} units (tenths of cosine) closer than "
+            f"each one's usual neighbours (cosine {meaning.cosine:.3f}; neighbourhoods "
+            f"{meaning.first_neighbourhood:.3f} and {meaning.second_neighbourhood:.3f})."
+        )
+    if pair.shared:
+        rare = "; ".join(
+            f"'{term.term}' ({'a name, ' if term.entity else ''}in {term.frequency} of {pair.corpus_size} "
+            f"memories, idf {idf(term, pair.corpus_size):.1f}, {term.english:.0%} uncommon in English)"
+            for term in pair.shared[:4]
+        )
+        lines.append(f"They share rare words: {rare}; worth {word_score(pair):.1f}.")
+    return lines
+
+
+def _topic(pair: CandidatePair, memory: Memory) -> str | None:
+    names = [_original_case(term.term, memory) for term in pair.shared[:2]]
+    return " and ".join(names) if names else None
+
+
+def write(pair: CandidatePair, score: float) -> DreamTexts:
+    earlier, later = sorted((pair.first, pair.second), key=lambda memory: memory.when())
+    term = pair.shared[0].term if pair.shared else None
+    topic = _topic(pair, earlier)
+    first_quote = excerpt(earlier.text, term, EXCERPT_CHARS)
+    second_quote = excerpt(later.text, term, EXCERPT_CHARS)
+    when_first, when_second, gap = _date(earlier.when()), _date(later.when()), _gap(pair.apart)
+    quoted = f'"{first_quote}" ({when_first}) and "{second_quote}" ({when_second})'
+    if topic is not None:
+        hypothesis = f"{quoted} are one story about {topic}: the later follows from the earlier."
+        why = f"Both mention {topic}, which few other memories do; {gap}."
+        what_if = (
+            f"What if {topic}, as it came up on {when_first}, is what led to what was said on {when_second}?"
+        )
+    else:
+        hypothesis = f"{quoted} are one thread: the later grows out of the earlier."
+        why = f"Far closer in meaning than either is to the rest of the memory; {gap}."
+        what_if = (
+            f'What if "{excerpt(earlier.text, None, SHORT_CHARS)}" explains '
+            f'"{excerpt(later.text, None, SHORT_CHARS)}"?'
+        )
+    outcome = (
+        f'If so, "{excerpt(later.text, term, SHORT_CHARS)}" should be recalled together with '
+        f'"{excerpt(earlier.text, term, SHORT_CHARS)}", and the person can confirm the link as memory.'
+    )
+    rationale = " ".join(
+        [
+            *_evidence_lines(pair),
+            f"Said {gap} ({when_first}, {when_second}).",
+            f"Sources: {_describe(earlier)} and {_describe(later)}.",
+            f"Likelihood follows the link score {score:.1f} (meaning {meaning_score(pair):.1f} + words "
+            f"{word_score(pair):.1f}) and how many sources are verified facts; confidence follows the "
+            "sources' quality and whether meaning and words agree.",
+        ]
+    )
+    return DreamTexts(
+        hypothesis=hypothesis,
+        why=why,
+        what_if=what_if,
+        possible_outcome=outcome,
+        rationale=rationale,
+        likelihood=_likelihood(pair, score),
+        confidence=_confidence(pair),
+    )

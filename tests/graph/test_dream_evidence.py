@@ -1,0 +1,120 @@
+"""The dream phase's evidence, selection and wording, without a database."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from graph.dreams.evidence import (
+    MIN_LINK_SCORE,
+    CandidatePair,
+    Meaning,
+    Memory,
+    SharedTerm,
+    english_rarity,
+    is_restatement,
+    link_score,
+    rare_shared,
+    shared_terms,
+    term_weight,
+    written_as_names,
+)
+from graph.dreams.generator import LinkGenerator, connections
+from graph.dreams.writer import write
+
+DAY = datetime(2024, 3, 1, tzinfo=UTC)
+
+
+def memory(memory_id: str, text: str, days: int = 0) -> Memory:
+    when = DAY + timedelta(days=days)
+    return Memory("fragment", memory_id, text, 0.7, when, when)
+
+
+def pair(
+    first: Memory, second: Memory, cosine: float | None, neighbourhood: float = 0.80, size: int = 400
+) -> CandidatePair:
+    terms = shared_terms(first.text, second.text)
+    frequency = dict.fromkeys(terms, 2)
+    meaning = Meaning(cosine, neighbourhood, neighbourhood) if cosine is not None else None
+    shared = rare_shared((first.text, second.text), terms, frequency, size)
+    return CandidatePair(first, second, meaning, shared, size)
+
+
+def test_greetings_and_fillers_are_no_shared_evidence() -> None:
+    first = "Caroline: Hey Mel, what's up? Been a busy week since we talked."
+    second = "Caroline: Hey Mel! Long time no talk, so good to hear from you since then."
+    shared = shared_terms(first, second)
+    assert not {"hey", "since", "talked", "talk", "good", "week"} & set(shared)
+    # What is left is the two speakers' names, which every memory of the profile carries.
+    assert rare_shared((first, second), shared, dict.fromkeys(shared, 300), 400) == ()
+
+
+def test_a_pair_that_shares_only_small_talk_is_not_a_connection() -> None:
+    greeting = pair(
+        memory("a", "Hey! Thanks so much, talk soon."), memory("b", "Hey, thanks! Talk soon.", 30), 0.84
+    )
+    assert greeting.shared == ()
+    assert link_score(greeting) is None
+
+
+def test_restatements_are_not_connections() -> None:
+    same_words = pair(
+        memory("a", "I adopted a grey cat named Miso."), memory("b", "I adopted a grey cat, Miso.", 9), 0.9
+    )
+    assert is_restatement(same_words) and link_score(same_words) is None
+    near_copy = pair(
+        memory("a", "The pottery class starts in May."), memory("b", "Clay workshop begins soon.", 9), 0.97
+    )
+    assert is_restatement(near_copy)
+
+
+def test_a_rare_name_counts_far_more_than_an_everyday_word() -> None:
+    name = SharedTerm("thaddeus", 2, english_rarity("thaddeus"), entity=True)
+    everyday = SharedTerm("door", 2, english_rarity("door"), entity=False)
+    assert term_weight(name, 200) > 5 * term_weight(everyday, 200)
+    assert english_rarity("down") == 0.0 and english_rarity("marshmallows") > 0.9
+
+
+def test_names_are_found_inside_sentences_and_at_their_start_when_uncommon() -> None:
+    assert "sweden" in written_as_names("Caroline: I moved from Sweden at four.")
+    assert "thaddeu" in written_as_names("Thaddeus is organising the street party.")
+    assert "the" not in written_as_names("The party was great.")
+
+
+def test_a_shared_rare_name_across_unrelated_sentences_is_a_connection() -> None:
+    first = memory("a", "I owe Thaddeus forty euros for the concert tickets.")
+    second = memory("b", "Thaddeus Ruark is organising the street party and asked me to bring lanterns.", 40)
+    score = link_score(pair(first, second, 0.77, neighbourhood=0.79, size=200))
+    assert score is not None and score >= MIN_LINK_SCORE
+
+
+def test_meaning_alone_must_stand_well_above_both_neighbourhoods() -> None:
+    first, second = (
+        memory("a", "My knee hurts after running."),
+        memory("b", "The physio gave me exercises.", 20),
+    )
+    assert link_score(pair(first, second, 0.82, neighbourhood=0.80)) is None
+    assert link_score(pair(first, second, 0.93, neighbourhood=0.80)) is not None
+
+
+def test_one_dream_per_memory_and_links_across_time_first() -> None:
+    hub = memory("hub", "We adopted a rescue greyhound called Pixel.")
+    same_day = memory("x", "Pixel sleeps on the sofa all afternoon.", 0)
+    months_later = memory("y", "Pixel won second prize at the greyhound show.", 90)
+    other = memory("z", "Pixel needs a new collar before the show.", 91)
+    pairs = [pair(hub, same_day, 0.92), pair(hub, months_later, 0.92), pair(months_later, other, 0.92)]
+    chosen = connections(pairs, max_outputs=5)
+    assert [(p.first.id, p.second.id) for p, _ in chosen] == [("hub", "y")]
+
+
+def test_the_writer_states_the_link_in_words_a_person_can_answer() -> None:
+    first = memory("a", "Melanie: We roasted marshmallows around the campfire on our camping trip.")
+    second = memory("b", "Melanie: The kids still talk about the marshmallows from last summer!", 54)
+    candidate = pair(first, second, 0.90)
+    texts = write(candidate, link_score(candidate) or 0.0)
+    assert "marshmallows" in texts.hypothesis and "1 March 2024" in texts.hypothesis
+    assert "both involve" not in texts.hypothesis
+    assert "\n" not in texts.why and "54 days apart" in texts.why
+    assert "marshmallows" in texts.what_if
+    assert "idf" in texts.rationale and "cosine" in texts.rationale
+    drafts = LinkGenerator().propose([candidate], 3)
+    assert drafts[0].generator == LinkGenerator.name and drafts[0].why == texts.why

@@ -10,7 +10,7 @@ INSPECTOR_DIR ?= $(HOME)/.cache/reverie/inspector
 INSPECTOR_VERSION := 2.12.0
 LOCOMO ?= ../shared/data/locomo-dev
 
-.PHONY: setup run test lint bench bench-quick bench-locomo inspector clean
+.PHONY: setup run test lint bench bench-quick bench-locomo bench-dreams inspector clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,10 @@ bench-quick: setup
 # Recall on LoCoMo conversations through the MCP tools, beside BM25 (`make bench-locomo LOCOMO=dir`).
 bench-locomo: setup
 	$(BIN)/python -m bench.locomo --data $(LOCOMO)
+
+# Dream quality on LoCoMo conversations and a synthetic profile (`make bench-dreams LOCOMO=dir`).
+bench-dreams: setup
+	$(BIN)/python -m bench.dream_quality --data $(LOCOMO)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bench/results

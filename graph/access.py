@@ -18,6 +18,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, AsyncSession
 from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
+from neo4j.graph import Node
 from neo4j.time import DateTime as Neo4jDateTime
 
 from graph.errors import GraphUnavailableError, InvalidInputError, ProfileOverrideError
@@ -67,11 +68,18 @@ def _refuse_overrides(params: Mapping[str, Any]) -> None:
 
 
 def _native(value: Any) -> Any:
-    """Neo4j temporal values become stdlib datetimes, so models above never see driver types."""
+    """Nodes become their properties and Neo4j temporal values stdlib datetimes, so models above
+    never see driver types."""
     if isinstance(value, dict):
         return {key: _native(item) for key, item in value.items()}
     if isinstance(value, list):
+        # A vector (hundreds of floats) is returned as it is: converting it item by item costs
+        # more than the query that read it.
+        if value and type(value[0]) is float:
+            return value
         return [_native(item) for item in value]
+    if isinstance(value, Node):
+        return _native(dict(value))
     if isinstance(value, Neo4jDateTime):
         return value.to_native()
     return value
@@ -90,7 +98,7 @@ class ProfileTx:
             raise TypeError("ProfileTx.run accepts only ScopedQuery objects, never raw Cypher")
         _refuse_overrides(params)
         result = await self._tx.run(query.text, {**params, **self._scope})
-        return [_native(record.data()) async for record in result]
+        return [_native(dict(record)) async for record in result]
 
     async def single(self, query: ScopedQuery, **params: Any) -> dict[str, Any] | None:
         rows = await self.run(query, **params)

@@ -1,19 +1,26 @@
 """Finding pairs of memories worth dreaming about, without comparing every pair.
 
-Seeds (the newest memories and a window of older ones that moves every cycle) bring two kinds
-of candidates: their nearest neighbours in meaning (`graph/dreams/neighbours.py`) and the
-memories that share their rarest words (the fulltext indexes). Pairs already linked by
-evidence, or already dreamed in any status, are dropped. Each remaining pair gets its evidence
-(`graph/dreams/evidence.py`): its cosine beside both members' neighbourhoods, and the shared
-words few memories of the profile use. The cost grows with the number of seeds, not with the
-size of the profile.
+Two ways, by the profile's size:
+
+- **Whole profile** (up to `EXACT_LIMIT` memories with vectors, most people's): every memory
+  is a seed. Its nearest neighbours come from the profile's own vectors, compared in the process,
+  and the pairs sharing a rare word from an index of the profile's words built for the cycle.
+- **Seeded** (larger profiles, or the semantic lane off): the newest memories and a few from
+  places spread over the profile's life, different every cycle, are the seeds; their neighbours
+  come from the shared vector index and the fulltext indexes. The cost follows the number of
+  seeds, not the size of the profile.
+
+Each pair gets its evidence (`graph/dreams/evidence.py`); pairs that are no connection, pairs
+already linked by evidence and pairs dreamed before in any status are dropped.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import combinations
 from statistics import fmean
 from typing import Final
 
@@ -26,11 +33,14 @@ from graph.dreams.evidence import (
     Memory,
     MemoryKind,
     common_ceiling,
+    link_score,
     memory_from_row,
     rare_shared,
     shared_terms,
+    term_root,
+    topical_roots,
 )
-from graph.dreams.neighbours import MeaningSpace, Neighbours, open_space, pair_id
+from graph.dreams.neighbours import ExactSpace, MeaningSpace, Neighbours, open_space, pair_id
 from graph.memory.claims import DREAM_FEEDBACK_LABEL
 from graph.text import fulltext_clause, fulltext_query, salient_terms
 
@@ -38,6 +48,8 @@ MIN_SEEDS: Final = 12
 # Older seeds come from this many places in the profile's life, a few after each.
 WINDOWS: Final = 8
 LEXICAL_PER_SEED: Final = 8
+# A word more memories share than this cannot link a pair by itself; meaning still can.
+MAX_WORD_HOLDERS: Final = 20
 TERMS_PER_SEED: Final = 16
 _INDEX_KIND: Final[dict[str, MemoryKind]] = {"fragment_text": "fragment", "fact_text": "fact"}
 
@@ -51,6 +63,52 @@ class _Found:
     @property
     def key(self) -> tuple[str, str]:
         return pair_id(self.seed.id, self.other.id)
+
+
+def _distinct(found: Iterable[_Found]) -> dict[tuple[str, str], _Found]:
+    """One entry per pair (with its cosine when one lane knew it), never a memory with itself."""
+    pairs: dict[tuple[str, str], _Found] = {}
+    for item in found:
+        if item.seed.id != item.other.id and (item.key not in pairs or pairs[item.key].cosine is None):
+            pairs[item.key] = item
+    return pairs
+
+
+# --- the whole profile ----------------------------------------------------------------------
+
+
+def _shared_word_pairs(memories: Sequence[Memory], ceiling: int) -> list[_Found]:
+    """Pairs of memories that share a word at most `ceiling` memories use."""
+    postings: dict[str, list[Memory]] = defaultdict(list)
+    for memory in memories:
+        for root in topical_roots(memory.text):
+            postings[root].append(memory)
+    return [
+        _Found(first, second, None)
+        for holders in postings.values()
+        if 1 < len(holders) <= min(ceiling, MAX_WORD_HOLDERS)
+        for first, second in combinations(holders, 2)
+    ]
+
+
+def _word_frequency(memories: Sequence[Memory]) -> Counter[str]:
+    """How many memories use each word, counted by its root."""
+    return Counter(root for memory in memories for root in topical_roots(memory.text))
+
+
+async def _whole_profile(space: ExactSpace, corpus_size: int) -> list[CandidatePair]:
+    memories = space.memories
+    neighbours = await space.neighbours(memories, NEIGHBOURHOOD)
+    semantic = [_Found(by, other, cosine) for by in memories for other, cosine in neighbours.get(by.id, [])]
+    pairs = _distinct(semantic + _shared_word_pairs(memories, common_ceiling(corpus_size)))
+    meanings = await _meanings(space, pairs, neighbours)
+    roots = _word_frequency(memories)
+    return [
+        _candidate(item, meanings.get(key), roots, corpus_size, by_root=True) for key, item in pairs.items()
+    ]
+
+
+# --- seeds ----------------------------------------------------------------------------------
 
 
 def _window_starts(born: datetime | None, now: datetime, runs: int) -> list[datetime]:
@@ -96,42 +154,40 @@ async def _lexical(tx: ProfileTx, seeds: Sequence[Memory]) -> list[_Found]:
     return found
 
 
-async def _evidence_sets(tx: ProfileTx, memories: Sequence[Memory]) -> dict[str, set[str]]:
-    """The fragments behind each memory: a fragment is its own evidence, a fact has its claim's."""
-    evidence = {memory.id: {memory.id} for memory in memories if memory.kind == "fragment"}
-    fact_ids = sorted({memory.id for memory in memories if memory.kind == "fact"})
-    for row in await tx.run(q.FACT_EVIDENCE_IDS, ids=fact_ids):
-        evidence[row["id"]] = set(row["fragment_ids"])
-    return evidence
+async def _frequencies(tx: ProfileTx, terms: set[str], ceiling: int) -> dict[str, int]:
+    safe = {term: fulltext_query(term) for term in sorted(terms)}
+    rows = await tx.run(q.TERM_FREQUENCY, terms=[query for query in safe.values() if query], cap=ceiling + 1)
+    frequency = {row["term"]: int(row["frequency"]) for row in rows}
+    return {term: frequency.get(query or "", 1) for term, query in safe.items()}
 
 
-async def _fresh_pairs(tx: ProfileTx, found: Sequence[_Found]) -> dict[tuple[str, str], _Found]:
-    """One entry per pair, without pairs of one memory, of shared evidence, or dreamed before."""
-    evidence = await _evidence_sets(tx, [item.seed for item in found] + [item.other for item in found])
-    pairs: dict[tuple[str, str], _Found] = {}
-    for item in found:
-        behind = evidence.get(item.seed.id, set()) & evidence.get(item.other.id, set())
-        if item.seed.id == item.other.id or behind:
-            continue  # the same memory, or two views of the same evidence: already linked
-        if item.key not in pairs or pairs[item.key].cosine is None:
-            pairs[item.key] = item
-    keys = ["|".join(key) for key in pairs]
-    dreamed = {row["key"] for row in await tx.run(q.DREAMED_PAIRS, keys=keys)}
-    return {key: item for key, item in pairs.items() if "|".join(key) not in dreamed}
+async def _seeded(
+    tx: ProfileTx, space: MeaningSpace | None, seeds: Sequence[Memory], corpus_size: int
+) -> list[CandidatePair]:
+    neighbours = await space.neighbours(seeds, NEIGHBOURHOOD) if space else {}
+    by_id = {seed.id: seed for seed in seeds}
+    semantic = [
+        _Found(by_id[seed_id], other, cosine)
+        for seed_id, rows in neighbours.items()
+        for other, cosine in rows
+    ]
+    pairs = _distinct(semantic + await _lexical(tx, seeds))
+    meanings = await _meanings(space, pairs, neighbours) if space else {}
+    words = {term for item in pairs.values() for term in shared_terms(item.seed.text, item.other.text)}
+    frequency = await _frequencies(tx, words, common_ceiling(corpus_size))
+    return [_candidate(item, meanings.get(key), frequency, corpus_size) for key, item in pairs.items()]
+
+
+# --- evidence -------------------------------------------------------------------------------
 
 
 async def _meanings(
-    space: MeaningSpace, pairs: dict[tuple[str, str], _Found], seed_neighbours: Neighbours
+    space: MeaningSpace, pairs: dict[tuple[str, str], _Found], known: Neighbours
 ) -> dict[tuple[str, str], Meaning]:
     """Each pair's cosine beside both members' neighbourhoods, where both have vectors."""
-    others = {item.other.id: item.other for item in pairs.values() if item.other.id not in seed_neighbours}
-    neighbourhood = {
-        member_id: fmean(cosine for _, cosine in rows)
-        for member_id, rows in (
-            seed_neighbours | await space.neighbours(list(others.values()), NEIGHBOURHOOD)
-        ).items()
-        if rows
-    }
+    others = {item.other.id: item.other for item in pairs.values() if item.other.id not in known}
+    everyone = known | await space.neighbours(list(others.values()), NEIGHBOURHOOD)
+    neighbourhood = {member: fmean(cosine for _, cosine in rows) for member, rows in everyone.items() if rows}
     cosines = await space.cosines([key for key, item in pairs.items() if item.cosine is None])
     meanings = {}
     for key, item in pairs.items():
@@ -142,40 +198,48 @@ async def _meanings(
     return meanings
 
 
-async def _frequencies(tx: ProfileTx, terms: set[str], ceiling: int) -> dict[str, int]:
-    safe = {term: fulltext_query(term) for term in sorted(terms)}
-    rows = await tx.run(q.TERM_FREQUENCY, terms=[query for query in safe.values() if query], cap=ceiling + 1)
-    frequency = {row["term"]: int(row["frequency"]) for row in rows}
-    return {term: frequency.get(query or "", 1) for term, query in safe.items()}
+def _candidate(
+    item: _Found,
+    meaning: Meaning | None,
+    frequency: Counter[str] | dict[str, int],
+    size: int,
+    by_root: bool = False,
+) -> CandidatePair:
+    terms = shared_terms(item.seed.text, item.other.text)
+    counts = {term: frequency.get(term_root(term) if by_root else term, 1) for term in terms}
+    shared = rare_shared((item.seed.text, item.other.text), terms, counts, size)
+    return CandidatePair(item.seed, item.other, meaning, shared, size)
+
+
+async def _evidence_sets(tx: ProfileTx, memories: Iterable[Memory]) -> dict[str, set[str]]:
+    """The fragments behind each memory: a fragment is its own evidence, a fact has its claim's."""
+    chosen = list(memories)
+    evidence = {memory.id: {memory.id} for memory in chosen if memory.kind == "fragment"}
+    fact_ids = sorted({memory.id for memory in chosen if memory.kind == "fact"})
+    for row in await tx.run(q.FACT_EVIDENCE_IDS, ids=fact_ids):
+        evidence[row["id"]] = set(row["fragment_ids"])
+    return evidence
+
+
+async def _unlinked(tx: ProfileTx, pairs: Sequence[CandidatePair]) -> list[CandidatePair]:
+    """Without pairs of shared evidence (already linked) or dreamed before in any status."""
+    evidence = await _evidence_sets(tx, [m for pair in pairs for m in (pair.first, pair.second)])
+    apart = [p for p in pairs if not evidence.get(p.first.id, set()) & evidence.get(p.second.id, set())]
+    keys = {"|".join(pair_id(p.first.id, p.second.id)): p for p in apart}
+    dreamed = {row["key"] for row in await tx.run(q.DREAMED_PAIRS, keys=sorted(keys))}
+    return [pair for key, pair in keys.items() if key not in dreamed]
 
 
 async def find_candidates(
     tx: ProfileTx, max_outputs: int, now: datetime, model: str | None
 ) -> list[CandidatePair]:
-    """Candidate pairs with their evidence; `model` is the running embedding model (None: off)."""
+    """The connections worth a dream, with their evidence; `model` is the running embedding
+    model (None: the semantic lane is off)."""
     size_row = await tx.single(q.CORPUS_SIZE)
     corpus_size = max(int(size_row["size"]) if size_row else 0, 1)
-    seeds = await _seeds(tx, now, max(MIN_SEEDS, max_outputs + 4))
     space = await open_space(tx, model) if model else None
-    seed_neighbours = await space.neighbours(seeds, NEIGHBOURHOOD) if space else {}
-    by_id = {seed.id: seed for seed in seeds}
-    semantic = [
-        _Found(by_id[seed_id], other, cosine)
-        for seed_id, rows in seed_neighbours.items()
-        for other, cosine in rows
-    ]
-    pairs = await _fresh_pairs(tx, semantic + await _lexical(tx, seeds))
-    meanings = await _meanings(space, pairs, seed_neighbours) if space else {}
-    terms = {key: shared_terms(item.seed.text, item.other.text) for key, item in pairs.items()}
-    words = {term for shared in terms.values() for term in shared}
-    frequency = await _frequencies(tx, words, common_ceiling(corpus_size))
-    return [
-        CandidatePair(
-            first=item.seed,
-            second=item.other,
-            meaning=meanings.get(key),
-            shared=rare_shared((item.seed.text, item.other.text), terms[key], frequency, corpus_size),
-            corpus_size=corpus_size,
-        )
-        for key, item in pairs.items()
-    ]
+    if isinstance(space, ExactSpace) and len(space.memories) > 1:
+        pairs = await _whole_profile(space, corpus_size)
+    else:
+        pairs = await _seeded(tx, space, await _seeds(tx, now, max(MIN_SEEDS, max_outputs + 4)), corpus_size)
+    return await _unlinked(tx, [pair for pair in pairs if link_score(pair) is not None])

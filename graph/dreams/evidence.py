@@ -27,6 +27,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any, Final, Literal
 
 from wordfreq import zipf_frequency
@@ -45,8 +46,6 @@ IDF_FLOOR_CORPUS: Final = 100
 # is everyday English and no evidence; at or below UNCOMMON_ZIPF it counts in full.
 EVERYDAY_ZIPF: Final = 5.5
 UNCOMMON_ZIPF: Final = 3.0
-# A capitalised word below this Zipf is a name even at the start of a sentence.
-NAME_ZIPF: Final = 4.0
 ENTITY_WEIGHT: Final = 3.0
 ENGLISH: Final = "en"
 COMMON_SHARE: Final = 0.05
@@ -58,9 +57,8 @@ MIN_LINK_SCORE: Final = 2.5
 MIN_LEXICAL_SCORE: Final = 1.0
 NEAR_DUPLICATE_COSINE: Final = 0.96
 NEAR_DUPLICATE_OVERLAP: Final = 0.7
-# Two memories of the same moment are usually one exchange, which the person already connects.
+# Two memories of one sitting are usually one exchange, which the person already connects.
 SAME_MOMENT: Final = timedelta(hours=6)
-SAME_MOMENT_PENALTY: Final = 1.5
 
 # Words that carry the tone of a conversation, not its topic. A pair whose only common
 # ground is these ("hey", "thanks", "since we talked") is not a connection.
@@ -80,6 +78,8 @@ _FILLER_TEXT = """
     towards toward around through across along among within without upon onto via per
     even though yet already almost always sometimes often usually maybe perhaps probably
     able else another every whole together enough least less little big small
+    oof ugh yikes phew whew meh ooh ohh yup nope gosh geez dang darn woah
+    mon tue tues wed thu thur thurs fri sat sun jan feb mar apr jun jul aug sep sept oct nov dec
 """
 FILLER_WORDS: Final = frozenset(_FILLER_TEXT.split())
 
@@ -149,6 +149,7 @@ class CandidatePair:
         return abs(self.second.when() - self.first.when())
 
 
+@lru_cache(maxsize=65536)
 def term_root(word: str) -> str:
     """A crude stem, enough to see that 'hiking' and 'hikes' share a word."""
     for suffix, keep in (("ing", 5), ("ed", 4), ("es", 4), ("s", 3)):
@@ -157,9 +158,10 @@ def term_root(word: str) -> str:
     return word
 
 
-def topical_terms(text: str) -> list[str]:
+@lru_cache(maxsize=8192)  # a cycle looks at each memory's words once per pair it is in
+def topical_terms(text: str) -> tuple[str, ...]:
     """Salient words that can be evidence: no fillers, no contractions, no bare numbers."""
-    return [
+    return tuple(
         term
         for term in salient_terms(text)
         if term not in FILLER_WORDS
@@ -167,12 +169,19 @@ def topical_terms(text: str) -> list[str]:
         and "'" not in term
         and not term.isdigit()
         and _STRETCHED.search(term) is None
-    ]
+    )
+
+
+@lru_cache(maxsize=8192)
+def topical_roots(text: str) -> frozenset[str]:
+    return frozenset(term_root(term) for term in topical_terms(text))
 
 
 def shared_terms(first: str, second: str) -> tuple[str, ...]:
     """Topical words of `first` whose root `second` also uses, in `first`'s order."""
-    roots = {term_root(term) for term in topical_terms(second)}
+    roots = topical_roots(second)
+    if roots.isdisjoint(topical_roots(first)):
+        return ()
     return tuple(term for term in topical_terms(first) if term_root(term) in roots)
 
 
@@ -187,19 +196,45 @@ _WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
 _SENTENCE_END = '.!?:;"\u201c('
 
 
-def written_as_names(text: str) -> set[str]:
-    """Roots of the words `text` capitalises as names: inside a sentence, or uncommon in English."""
+@lru_cache(maxsize=8192)
+def capitalised(text: str) -> frozenset[str]:
+    """Roots of every word `text` writes with a capital, names or sentence openers alike."""
+    return frozenset(
+        term_root(plain[0])
+        for m in _WORD.finditer(text)
+        if m.group(0)[0].isupper() and (plain := tokens(m.group(0)))
+    )
+
+
+def shared_names(first: str, second: str) -> frozenset[str]:
+    """Words both memories capitalise and at least one writes as a name."""
+    return capitalised(first) & capitalised(second) & (written_as_names(first) | written_as_names(second))
+
+
+@lru_cache(maxsize=8192)
+def written_as_names(text: str) -> frozenset[str]:
+    """Roots of the words `text` writes as names: capitalised inside a sentence, or at its start
+    when the next word, right after it, is capitalised too ("Casimir Vantongeren lent me...")."""
+    words = list(_WORD.finditer(text))
     names = set()
-    for match in _WORD.finditer(text):
+    for index, match in enumerate(words):
         word = match.group(0)
         if not word[0].isupper():
             continue
         before = text[: match.start()].rstrip()
         starts_sentence = not before or before[-1] in _SENTENCE_END
         plain = tokens(word)
-        if plain and (not starts_sentence or zipf_frequency(plain[0], ENGLISH) < NAME_ZIPF):
+        if plain and (not starts_sentence or _name_follows(text, words, index)):
             names.add(term_root(plain[0]))
-    return names
+    return frozenset(names)
+
+
+def _name_follows(text: str, words: list[re.Match[str]], index: int) -> bool:
+    if index + 1 >= len(words):
+        return False
+    following = words[index + 1]
+    between = text[words[index].end() : following.start()]
+    return between.isspace() and following.group(0)[0].isupper() and following.group(0) != "I"
 
 
 def rare_shared(
@@ -207,7 +242,7 @@ def rare_shared(
 ) -> tuple[SharedTerm, ...]:
     """The shared words few memories use, strongest first; common ones are no evidence."""
     ceiling = common_ceiling(corpus_size)
-    names = written_as_names(pair_texts[0]) & written_as_names(pair_texts[1])
+    names = shared_names(*pair_texts)
     kept = [
         SharedTerm(term, count, english_rarity(term), term_root(term) in names)
         for term in terms
@@ -251,8 +286,3 @@ def link_score(pair: CandidatePair) -> float | None:
     score = meaning_score(pair) + word_score(pair)
     floor = MIN_LINK_SCORE if pair.meaning is not None else MIN_LEXICAL_SCORE
     return score if score >= floor else None
-
-
-def rank_score(pair: CandidatePair, score: float) -> float:
-    """Ordering among connections: links across time first (the person may not have made them)."""
-    return score - (SAME_MOMENT_PENALTY if pair.apart < SAME_MOMENT else 0.0)

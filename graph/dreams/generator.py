@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from graph.dreams.evidence import CandidatePair, link_score, rank_score
+from graph.dreams.evidence import SAME_MOMENT, CandidatePair, link_score
 from graph.dreams.models import DreamDraft
 from graph.dreams.writer import write
 
@@ -36,9 +36,14 @@ def pair_key(first_id: str, second_id: str) -> str:
 
 
 def connections(pairs: Sequence[CandidatePair], max_outputs: int) -> list[tuple[CandidatePair, float]]:
-    """The strongest connections with their link scores, one per memory, best first."""
+    """The strongest connections with their link scores, one per memory, best first.
+
+    Links within one sitting are offered only when no link across time is: the person made
+    those connections while talking; the dream's worth is in the ones across days."""
     scored = [(pair, score) for pair in pairs if (score := link_score(pair)) is not None]
-    scored.sort(key=lambda item: (-rank_score(*item), pair_key(item[0].first.id, item[0].second.id)))
+    across_time = [item for item in scored if item[0].apart >= SAME_MOMENT]
+    scored = across_time or scored
+    scored.sort(key=lambda item: (-item[1], pair_key(item[0].first.id, item[0].second.id)))
     chosen: list[tuple[CandidatePair, float]] = []
     used: set[str] = set()
     for pair, score in scored:

@@ -44,22 +44,23 @@ class ExactSpace:
     """The whole profile's vectors in memory."""
 
     def __init__(self, memories: list[Memory], vectors: NDArray[np.float32]) -> None:
-        self._memories = memories
+        self.memories = memories
         self._vectors = vectors
         self._index = {memory.id: position for position, memory in enumerate(memories)}
 
     async def neighbours(self, members: Sequence[Memory], count: int) -> Neighbours:
         found: Neighbours = {}
         known = [member.id for member in members if member.id in self._index]
-        if not known or len(self._memories) < 2:
+        if not known or len(self.memories) < 2:
             return found
         rows = np.array([self._index[member_id] for member_id in known])
         similarity = self._vectors[rows] @ self._vectors.T
         similarity[np.arange(len(rows)), rows] = -np.inf  # a memory is not its own neighbour
-        take = min(count, len(self._memories) - 1)
-        nearest = np.argsort(-similarity, axis=1)[:, :take]
+        take = min(count, len(self.memories) - 1)
+        nearest = np.argpartition(-similarity, take - 1, axis=1)[:, :take]
         for row, member_id in enumerate(known):
-            found[member_id] = [(self._memories[i], float(similarity[row, i])) for i in nearest[row]]
+            ranked = sorted(nearest[row], key=lambda i: -similarity[row, i])
+            found[member_id] = [(self.memories[i], float(similarity[row, i])) for i in ranked]
         return found
 
     async def cosines(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], float]:

@@ -253,10 +253,12 @@ def report(lanes: dict[str, Lane], samples: int) -> str:
     lines = []
     for name, lane in lanes.items():
         figures = lane.figures()
+        target = TARGETS[name + "_precision"]
+        verdict = "met" if figures["precision"] >= target else "not met"
         lines.append(
-            f"{name}: {figures['dreams']} dreams, {figures['hits']} hits, precision {figures['precision']:.3f} "
-            f"(target {TARGETS[name + '_precision']}), small talk {figures['small_talk']}, "
-            f"slowest cycle {figures['cycle_seconds_max']:.2f} s"
+            f"{name}: {figures['dreams']} dreams, {figures['hits']} hits, "
+            f"precision {figures['precision']:.3f} (target {target}: {verdict}), "
+            f"small talk {figures['small_talk']}, slowest cycle {figures['cycle_seconds_max']:.2f} s"
         )
     by_conversation: dict[str, list[DreamSeen]] = {}
     for dream in lanes["locomo"].dreams + lanes["synthetic"].dreams:

@@ -1,4 +1,4 @@
-"""The semantic lane stays inside its profile, in both of its ways of searching.
+"""The semantic lane and the dream phase stay inside their profile, in both ways of searching.
 
 A profile of 100 memories sits beside a neighbour of 100,000 whose vectors are near-copies of the
 small profile's own (so any leak would outrank the right answers). The small profile is searched
@@ -11,13 +11,19 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import numpy as np
 import pytest
 
 from graph.access import ConnectionSettings, GraphStore, ProfileGraph, ProfileTx
+from graph.dreams.config import DreamingConfig
+from graph.dreams.cycle import CycleRequest, run_cycle
+from graph.dreams.evidence import Memory
+from graph.dreams.neighbours import ExactSpace, IndexSpace, open_space
+from graph.dreams.review import get_dream
 from graph.embedding.encoder import Embedder
-from graph.memory.pipeline import RememberRequest, remember
+from graph.memory.pipeline import RememberRequest, remember, retract
 from graph.memory.recall import RecallRequest, recall
 from graph.memory.semantic import EXACT_LIMIT
 from graph.scope import ScopedQuery
@@ -59,6 +65,14 @@ _DELETE_SOME = ScopedQuery(
     WITH f LIMIT $limit
     DETACH DELETE f
     RETURN count(*) AS deleted
+    """,
+)
+
+_SOME_NEIGHBOUR_MEMORIES = ScopedQuery(
+    "test_some_neighbour_memories",
+    """
+    MATCH (f:SourceFragment {profile_id: $profile_id})
+    RETURN f.id AS id, f.text AS text, f.created_at AS created_at LIMIT $limit
     """,
 )
 
@@ -132,3 +146,74 @@ async def test_the_large_neighbour_searched_through_the_index_never_gets_the_sma
 
         assert len(found.results) == 10
         assert all(item.id.startswith("nb-") and item.lanes == ["semantic"] for item in found.results)
+
+
+# --- the dream phase's neighbourhoods ------------------------------------------------------
+
+
+async def _memories_of(tx: ProfileTx, model: str) -> list[Memory]:
+    space = await open_space(tx, model)
+    assert isinstance(space, ExactSpace)
+    return space.memories
+
+
+# Two memories the small profile's own grid of template sentences lacks: a rare name in two
+# otherwise unrelated sentences, months apart. The grid alone holds no connection worth a dream.
+LINKED = (
+    ("I owe Wystan Albright forty euros for the concert tickets.", datetime(2025, 1, 5, tzinfo=UTC)),
+    ("Got a postcard from Wystan in Oslo with a drawing of a troll.", datetime(2025, 4, 9, tzinfo=UTC)),
+)
+
+
+async def test_the_small_profile_dreams_from_its_own_memories_only(crowd: Crowd, embedder: Embedder) -> None:
+    linked = [
+        (
+            await remember(crowd.small, RememberRequest(content=text, occurred_at=when), embedder=embedder)
+        ).fragment.id
+        for text, when in LINKED
+    ]
+    own = {*crowd.small_ids.values(), *linked}
+    try:
+
+        async def neighbourhoods(tx: ProfileTx) -> dict[str, list[str]]:
+            space = await open_space(tx, embedder.model_id)
+            assert isinstance(space, ExactSpace)  # about 100 memories: compared whole, in the process
+            found = await space.neighbours(space.memories, 10)
+            return {member: [memory.id for memory, _ in rows] for member, rows in found.items()}
+
+        found = await crowd.small.read(neighbourhoods)
+        assert set(found) == own and all(len(ids) == 10 and set(ids) <= own for ids in found.values())
+        run = await run_cycle(crowd.small, DreamingConfig(), CycleRequest(max_outputs=10), embedder=embedder)
+        dream_ids = next(phase for phase in run.phases if phase.phase == "dream").dream_ids
+        dreams = [await get_dream(crowd.small, dream_id) for dream_id in dream_ids]
+        assert [{source.id for source in dream.sources} for dream in dreams] == [set(linked)]
+    finally:
+        for fragment_id in linked:
+            await retract(crowd.small, fragment_id, "test memory, not part of the shared grid")
+
+
+async def test_the_shared_index_never_hands_a_profile_another_profiles_neighbours(
+    crowd: Crowd, embedder: Embedder
+) -> None:
+    small_memories = await crowd.small.read(_memories_of, embedder.model_id)
+
+    async def through_index(tx: ProfileTx, members: list[Memory]) -> dict[str, list[str]]:
+        found = await IndexSpace(tx, embedder.model_id).neighbours(members, 10)
+        return {member: [memory.id for memory, _ in rows] for member, rows in found.items()}
+
+    # The small profile forced through the index is crowded out by 100,000 near-copies: it may
+    # get fewer neighbours (the known limit), never one of the neighbour's.
+    for ids in (await crowd.small.read(through_index, small_memories[:10])).values():
+        assert not any(memory_id.startswith("nb-") for memory_id in ids)
+
+    async def neighbour_members(tx: ProfileTx) -> list[Memory]:
+        rows = await tx.run(_SOME_NEIGHBOUR_MEMORIES, limit=5)
+        return [
+            Memory("fragment", row["id"], row["text"], 0.5, row["created_at"], row["created_at"])
+            for row in rows
+        ]
+
+    members = await crowd.neighbour.read(neighbour_members)
+    found = await crowd.neighbour.read(through_index, members)
+    assert set(found) == {member.id for member in members}
+    assert all(len(ids) == 10 and all(i.startswith("nb-") for i in ids) for ids in found.values())

@@ -30,7 +30,7 @@ class ClaimSpec:
     predicate: str
     object: str  # a template over the same slots as the sentence
     modality: Modality = "assertion"
-    polarity: Polarity = "positive"
+    polarity: Polarity = Polarity.POSITIVE
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ TEMPLATES: tuple[Template, ...] = (
         "tools",
         "I no longer use {tool}; it got too {adj} after the {noun} update.",
         "tool",
-        (_C("uses", "{tool}", polarity="negative"),),
+        (_C("uses", "{tool}", polarity=Polarity.NEGATIVE),),
         0.4,
     ),
     _T("tools", "Set up {tool} on the old {noun} so {person} can use it for {task}.", "tool"),
@@ -166,7 +166,7 @@ TEMPLATES: tuple[Template, ...] = (
         "food",
         "I don't like {food} anymore since the trip to {place}.",
         "food",
-        (_C("likes", "{food}", polarity="negative"),),
+        (_C("likes", "{food}", polarity=Polarity.NEGATIVE),),
         0.4,
     ),
     _T("food", "Cooked {food} with {noun} for {person}; it turned out {adj}.", "food"),

@@ -26,12 +26,12 @@ from apscheduler.triggers.interval import IntervalTrigger
 from neo4j.exceptions import ConstraintError
 
 from graph.access import GraphStore
+from graph.clock import utcnow
 from graph.directory import list_profiles
 from graph.dreams.config import DreamingConfig, with_overrides
 from graph.dreams.cycle import CycleRequest, run_cycle
 from graph.embedding.encoder import Embedder
 from graph.errors import AlreadyDreamedError, CycleAlreadyRunningError, ReverieError
-from graph.memory.pipeline import utcnow
 from scheduler.timing import due_at
 
 log = logging.getLogger(__name__)

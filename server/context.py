@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import anyio
 from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
 from graph.access import GraphStore, ProfileGraph
@@ -54,3 +55,11 @@ class AppContext:
         profile_id = self.caller_profile(write=write)
         await self.ensure_ready()
         return self.store.profile(profile_id)
+
+
+Ctx = Context[AppContext, Any]
+
+
+def app_of(ctx: Ctx) -> AppContext:
+    """The server's shared state, as the lifespan made it, from a tool's request context."""
+    return ctx.request_context.lifespan_context

@@ -9,20 +9,18 @@ from server to client, is asked. The SDK marks sampling deprecated from protocol
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 from mcp import MCPDeprecationWarning, MCPError
-from mcp.server.mcpserver import Context
 from mcp_types import SamplingMessage, TextContent
 
 from graph.dreams.host_model import HostModelError, ModelAnswer
-from server.context import AppContext
+from server.context import Ctx
 
 
 class SamplingModel:
     """`HostModel` over one request's MCP session."""
 
-    def __init__(self, ctx: Context[AppContext, Any]) -> None:
+    def __init__(self, ctx: Ctx) -> None:
         self._session = ctx.session
 
     async def ask(self, system: str, prompt: str, max_tokens: int) -> ModelAnswer:
@@ -40,7 +38,7 @@ class SamplingModel:
         return ModelAnswer(text=result.content.text, model=result.model)
 
 
-def host_model(ctx: Context[AppContext, Any]) -> SamplingModel | None:
+def host_model(ctx: Ctx) -> SamplingModel | None:
     """The host's model when the client offers sampling and this connection can carry a request
     to it (protocol 2026-07-28 connections cannot); None otherwise."""
     capabilities = ctx.client_capabilities

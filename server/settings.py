@@ -10,6 +10,7 @@ from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graph.access import PROFILE_ID_RULE, validate_profile_id
+from graph.clock import known_zone
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig
 from graph.dreams.host_model import HostModelLimits
 from graph.embedding.catalog import DEFAULT_MODEL, MODELS, SEMANTIC_OFF
@@ -66,14 +67,7 @@ class ReverieSettings(BaseSettings):
     @field_validator("dreaming_timezone", "app_timezone")
     @classmethod
     def _known_zone(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                ZoneInfo(value)
-            except (ZoneInfoNotFoundError, ValueError):
-                raise ValueError(
-                    f"expected an IANA time zone name such as Europe/Paris, got {value!r}"
-                ) from None
-        return value
+        return None if value is None else known_zone(value)
 
     @field_validator("reverie_embedding_model")
     @classmethod

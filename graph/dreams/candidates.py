@@ -17,7 +17,7 @@ already linked by evidence and pairs dreamed before in any status are dropped.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import combinations
@@ -102,10 +102,12 @@ async def _whole_profile(space: ExactSpace, corpus_size: int) -> list[CandidateP
     semantic = [_Found(by, other, cosine) for by in memories for other, cosine in neighbours.get(by.id, [])]
     pairs = _distinct(semantic + _shared_word_pairs(memories, common_ceiling(corpus_size)))
     meanings = await _meanings(space, pairs, neighbours)
-    roots = _word_frequency(memories)
-    return [
-        _candidate(item, meanings.get(key), roots, corpus_size, by_root=True) for key, item in pairs.items()
-    ]
+    by_root = _word_frequency(memories)
+
+    def frequency(term: str) -> int:
+        return by_root.get(term_root(term), 1)
+
+    return [_candidate(item, meanings.get(key), frequency, corpus_size) for key, item in pairs.items()]
 
 
 # --- seeds ----------------------------------------------------------------------------------
@@ -174,7 +176,11 @@ async def _seeded(
     pairs = _distinct(semantic + await _lexical(tx, seeds))
     meanings = await _meanings(space, pairs, neighbours) if space else {}
     words = {term for item in pairs.values() for term in shared_terms(item.seed.text, item.other.text)}
-    frequency = await _frequencies(tx, words, common_ceiling(corpus_size))
+    counted = await _frequencies(tx, words, common_ceiling(corpus_size))
+
+    def frequency(term: str) -> int:
+        return counted.get(term, 1)
+
     return [_candidate(item, meanings.get(key), frequency, corpus_size) for key, item in pairs.items()]
 
 
@@ -199,14 +205,11 @@ async def _meanings(
 
 
 def _candidate(
-    item: _Found,
-    meaning: Meaning | None,
-    frequency: Counter[str] | dict[str, int],
-    size: int,
-    by_root: bool = False,
+    item: _Found, meaning: Meaning | None, frequency: Callable[[str], int], size: int
 ) -> CandidatePair:
+    """The pair with its evidence; `frequency` says how many of the profile's memories use a word."""
     terms = shared_terms(item.seed.text, item.other.text)
-    counts = {term: frequency.get(term_root(term) if by_root else term, 1) for term in terms}
+    counts = {term: frequency(term) for term in terms}
     shared = rare_shared((item.seed.text, item.other.text), terms, counts, size)
     return CandidatePair(item.seed, item.other, meaning, shared, size)
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from typing import Any, Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, ValidationError, field_validator
 
 from graph.access import ProfileGraph, ProfileTx
+from graph.clock import known_zone
 from graph.dreams import queries as q
 from graph.errors import InvalidInputError
 from graph.memory.models import Frozen
@@ -32,13 +32,7 @@ class DreamingConfig(Frozen):
     @field_validator("timezone")
     @classmethod
     def _known_zone(cls, value: str) -> str:
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise ValueError(
-                f"expected an IANA time zone name such as America/New_York, got {value!r}"
-            ) from None
-        return value
+        return known_zone(value)
 
 
 def with_overrides(defaults: DreamingConfig, overrides: dict[str, Any]) -> DreamingConfig:

@@ -19,6 +19,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from graph.access import ProfileGraph, ProfileTx
+from graph.clock import utcnow
 from graph.dreams import queries as q
 from graph.dreams.candidates import find_candidates
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig, effective_config
@@ -29,8 +30,7 @@ from graph.embedding.encoder import Embedder
 from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.store import embed_missing
 from graph.errors import AlreadyDreamedError, CycleAlreadyRunningError, InvalidInputError
-from graph.memory.pipeline import utcnow
-from graph.memory.reflect import read_health
+from graph.memory.reflect import count_health
 
 log = logging.getLogger(__name__)
 
@@ -100,9 +100,8 @@ async def _claim_lock(tx: ProfileTx, plan: _Plan, request: CycleRequest) -> None
     )
 
 
-async def _reflect(tx: ProfileTx, now: datetime) -> dict[str, int]:
-    health = await read_health(tx, limit=1, stale_after_days=None, now=now)
-    return health.counts.model_dump()
+async def _reflect(tx: ProfileTx) -> dict[str, int]:
+    return (await count_health(tx, cutoff=None)).model_dump()
 
 
 def _evaluate(dream: dict[str, Any]) -> tuple[DreamStatus, str | None]:
@@ -214,7 +213,7 @@ class _Runner:
 
     async def phase(self, name: Phase) -> dict[str, Any]:
         if name == "reflect":
-            return {"counts": await self.graph.read(lambda tx: _reflect(tx, self.plan.started_at))}
+            return {"counts": await self.graph.read(_reflect)}
         if name == "re_evaluate":
             return {"counts": await _reevaluate(self.graph, self.plan.started_at, apply=not self.dry)}
         model = self.embedder.model_id if self.embedder is not None else None
@@ -245,7 +244,7 @@ class _Runner:
             self.reports.append(PhaseReport(phase=name, ran=True, duration_ms=duration, **outcome))
             await self._checkpoint()
             if self.progress is not None:
-                await self.progress(step, 3, f"{name} done")
+                await self.progress(step, len(self.plan.phases), f"{name} done")
         return None
 
     async def _checkpoint(self) -> None:

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from graph.access import ProfileGraph, ProfileTx
+from graph.clock import utcnow
 from graph.dreams import queries as q
 from graph.dreams.config import DreamingConfig, effective_config
 from graph.dreams.lifecycle import next_status
@@ -35,7 +36,7 @@ from graph.embedding.store import PassageVectors, embed_passages
 from graph.errors import InvalidInputError, NotFoundError
 from graph.memory.claims import DREAM_FEEDBACK_LABEL
 from graph.memory.models import Authority, ClaimInput, ClaimResult, Frozen, PromotionOutcome
-from graph.memory.pipeline import RememberRequest, remember_in, utcnow
+from graph.memory.pipeline import RememberRequest, remember_in
 
 MAX_LIST_LIMIT = 100
 
@@ -138,7 +139,7 @@ class Confirmation:
 
 
 def _check_feedback(
-    decision: FeedbackDecision, feedback: str | None, claims: Sequence[ClaimInput]
+    decision: FeedbackDecision, feedback: str | None, claims: Sequence[ClaimInput], authority: Authority
 ) -> Confirmation | None:
     """Refuse bad input before anything is read or written."""
     if feedback is not None and len(feedback) > MAX_FEEDBACK_CHARS:
@@ -156,7 +157,7 @@ def _check_feedback(
             "promote_candidate needs the person's own words in feedback (what they confirmed); "
             "the dream's text is never evidence."
         )
-    return Confirmation(feedback, claims)
+    return Confirmation(feedback, claims, authority)
 
 
 def _promotion_outcome(claims: Sequence[ClaimResult]) -> tuple[PromotionStage, str]:
@@ -210,12 +211,13 @@ async def resolve_feedback(
     decision: FeedbackDecision,
     feedback: str | None = None,
     claims: Sequence[ClaimInput] = (),
+    authority: Authority = "primary",
     now: datetime | None = None,
     embedder: Embedder | None = None,
 ) -> FeedbackResult:
     """Record the person's verdict. promote_candidate stores their words (and the claims the
     host extracted from them) through the same verification and gates as `remember`."""
-    confirmation = _check_feedback(decision, feedback, claims)
+    confirmation = _check_feedback(decision, feedback, claims, authority)
     moment = now or utcnow()
     vectors = None
     if confirmation is not None:

@@ -33,7 +33,7 @@ from graph.memory.policy import (
     rule_for,
     truth_score,
 )
-from graph.memory.verifier import ClaimStatement, ClaimVerifier, Verdict, Verification
+from graph.memory.verifier import SELF_SUBJECTS, ClaimStatement, ClaimVerifier, Verdict, Verification
 from graph.text import normalize
 
 # Fragments with this label hold a person's own words on confirming a dream. They are evidence
@@ -43,7 +43,6 @@ DREAM_FEEDBACK_LABEL = "dream_feedback"
 # How many of a claim's newest supporting fragments the verifier reads. Older evidence still
 # counts towards the evidence gate; it just is not re-read on every restatement.
 VERIFY_WINDOW = 25
-_SELF_REFERENCES = frozenset({"user", "me", "i", "myself", "self", "the user", "person", "the person"})
 _STATUS_BY_VERDICT = {
     Verdict.ENTAILED: ClaimStatus.VALIDATED,
     Verdict.CONTRADICTED: ClaimStatus.DISPUTED,
@@ -53,7 +52,7 @@ _STATUS_BY_VERDICT = {
 
 def subject_key(subject: str) -> str:
     key = normalize(subject)
-    return "user" if key in _SELF_REFERENCES else key
+    return "user" if key in SELF_SUBJECTS else key
 
 
 def claim_fields(claim: ClaimInput) -> dict[str, Any]:

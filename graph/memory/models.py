@@ -6,11 +6,13 @@ gives the graph layer its types and MCP clients their output schema.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from graph.clock import as_utc
 
 MAX_CONTENT_CHARS = 8_000
 MAX_LABELS = 20
@@ -19,17 +21,11 @@ MAX_CLAIMS = 50
 
 Authority = Literal["primary", "secondary", "other"]
 Modality = Literal["assertion", "belief", "hypothetical", "question", "plan"]
-Polarity = Literal["positive", "negative"]
 
 
-def as_utc(value: datetime | None) -> datetime | None:
-    """A time given without an offset is read as UTC.
-
-    Neo4j stores a naive time as a LocalDateTime, which never compares with a zoned DateTime
-    (the comparison is null), so a naive validity bound would silently hide a fact from every
-    `valid_at` search, and comparing it with an aware one in Python raises.
-    """
-    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
+class Polarity(StrEnum):
+    POSITIVE = "positive"
+    NEGATIVE = "negative"
 
 
 UtcDatetime = Annotated[datetime, AfterValidator(as_utc)]
@@ -81,7 +77,7 @@ class ClaimInput(Frozen):
     extract_conf: float = Field(ge=0, le=1, description="How sure the extraction is that this was said")
     resolution_conf: float = Field(ge=0, le=1, description="How sure the subject/object were resolved right")
     modality: Modality = "assertion"
-    polarity: Polarity = "positive"
+    polarity: Polarity = Polarity.POSITIVE
     valid_from: UtcDatetime | None = Field(default=None, description="When it became true; no offset = UTC")
     valid_to: UtcDatetime | None = Field(
         default=None, description="When it stopped being true; no offset = UTC"

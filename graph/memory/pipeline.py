@@ -11,12 +11,13 @@ import json
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Literal
 
 from neo4j.exceptions import ConstraintError
 
 from graph.access import ProfileGraph, ProfileTx
+from graph.clock import as_utc, utcnow
 from graph.embedding.encoder import Embedder
 from graph.embedding.store import PassageVectors, embed_passages, vector_properties
 from graph.errors import InvalidInputError, InvalidTransitionError, NotFoundError
@@ -37,7 +38,6 @@ from graph.memory.models import (
     PromotionOutcome,
     RememberResult,
     RetractResult,
-    as_utc,
 )
 from graph.memory.policy import rule_for, source_quality
 from graph.memory.verifier import ClaimVerifier, LexicalVerifier
@@ -46,10 +46,6 @@ from graph.text import normalize
 MAX_METADATA_CHARS = 4_000
 ConfirmDecision = Literal["accept_claim", "keep_existing", "reject_claim"]
 DEFAULT_VERIFIER: ClaimVerifier = LexicalVerifier()
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 @dataclass(frozen=True)

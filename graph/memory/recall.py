@@ -21,6 +21,7 @@ from typing import Any, Final, Literal
 import anyio
 
 from graph.access import ProfileGraph, ProfileTx
+from graph.clock import as_utc
 from graph.embedding.encoder import Embedder
 from graph.embedding.kinds import EmbeddedKind
 from graph.errors import InvalidInputError
@@ -35,7 +36,6 @@ from graph.memory.models import (
     RecallLane,
     RecallResult,
     RelatedDream,
-    as_utc,
 )
 from graph.memory.semantic import SemanticSearch, semantic_lists
 from graph.text import STOP_WORDS, fulltext_clause, tokens

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from graph.access import ProfileGraph, ProfileTx
+from graph.clock import utcnow
 from graph.errors import InvalidInputError
 from graph.memory import queries as q
 from graph.memory.models import (
@@ -14,9 +15,15 @@ from graph.memory.models import (
     ReflectionResult,
     StaleFact,
 )
-from graph.memory.pipeline import utcnow
 
 MAX_REFLECT_LIMIT = 100
+
+
+async def count_health(tx: ProfileTx, cutoff: datetime | None) -> ReflectionCounts:
+    """The exact counts alone, in one query (the dream cycle's reflect phase needs no lists)."""
+    counts = await tx.single(q.COUNT_HEALTH, cutoff=cutoff)
+    assert counts is not None
+    return ReflectionCounts(**counts)
 
 
 async def read_health(
@@ -24,14 +31,13 @@ async def read_health(
 ) -> ReflectionResult:
     """Counts are exact; each list is capped at `limit`, oldest stale facts and newest claims first."""
     cutoff = now - timedelta(days=stale_after_days) if stale_after_days is not None else None
-    counts = await tx.single(q.COUNT_HEALTH, cutoff=cutoff)
-    assert counts is not None
+    counts = await count_health(tx, cutoff)
     stale = await tx.run(q.STALE_FACTS, cutoff=cutoff, limit=limit)
     candidates = await tx.run(q.CLAIMS_BY_STATUS, status="candidate", limit=limit)
     disputed = await tx.run(q.CLAIMS_BY_STATUS, status="disputed", limit=limit)
     clarifications = await tx.run(q.OPEN_CLARIFICATIONS, limit=limit)
     return ReflectionResult(
-        counts=ReflectionCounts(**counts),
+        counts=counts,
         stale_facts=[StaleFact(**row) for row in stale],
         candidate_claims=[ClaimSummary(**row) for row in candidates],
         disputed_claims=[ClaimSummary(**row) for row in disputed],

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
+from graph.memory.models import Polarity
 from graph.memory.policy import CUE_WORDS, Verdict
 from graph.text import STOP_WORDS, normalize, salient_terms, tokens
 
@@ -53,11 +54,6 @@ __all__ = [
     "Verdict",
     "Verification",
 ]
-
-
-class Polarity(StrEnum):
-    POSITIVE = "positive"
-    NEGATIVE = "negative"
 
 
 @dataclass(frozen=True)

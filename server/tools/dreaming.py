@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated
 from zoneinfo import ZoneInfo
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
+from graph.clock import utcnow
 from graph.dreams import review
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig, configure_dreaming
 from graph.dreams.cycle import DEFAULT_GENERATOR, CycleRequest, run_cycle
@@ -24,14 +25,11 @@ from graph.dreams.models import (
     FeedbackResult,
 )
 from graph.embedding.status import SemanticStatus, semantic_status
-from graph.memory.models import MAX_CLAIMS, ClaimInput
-from graph.memory.pipeline import utcnow
+from graph.memory.models import MAX_CLAIMS, Authority, ClaimInput
 from scheduler.timing import next_due
-from server.context import AppContext
+from server.context import AppContext, Ctx, app_of
 from server.errors import mapped_errors
 from server.sampling import host_model
-
-Ctx = Context[AppContext, Any]
 
 
 class DreamingStatusResult(BaseModel):
@@ -45,15 +43,11 @@ class DreamingStatusResult(BaseModel):
     semantic: SemanticStatus = Field(description="The embedding model recall and dreams use, and its backlog")
 
 
-def _app(ctx: Ctx) -> AppContext:
-    return ctx.request_context.lifespan_context
-
-
 @mapped_errors
 async def dreaming_status(ctx: Ctx) -> DreamingStatusResult:
     """Dreaming settings in effect for this profile (and where each came from), the latest run,
     the next scheduled run, and how many dreams are in each status."""
-    app = _app(ctx)
+    app = app_of(ctx)
     graph = await app.graph_for(write=False)
     state = await review.overview(graph, app.settings.dreaming_defaults())
     next_utc = None
@@ -89,7 +83,7 @@ async def run_dreaming_cycle(
     sampling, its model phrases and judges the best few (each dream names its generator). Only
     one cycle runs per profile at a time; a second gets a clear 'already running' error.
     """
-    app = _app(ctx)
+    app = app_of(ctx)
     graph = await app.graph_for(write=not dry_run)
     request = CycleRequest(
         trigger="manual",
@@ -119,7 +113,7 @@ async def list_dreams(
     cursor: Annotated[str | None, Field(description="next_cursor from the previous page")] = None,
 ) -> DreamPage:
     """Dreams of this profile, newest first, one page at a time."""
-    graph = await _app(ctx).graph_for(write=False)
+    graph = await app_of(ctx).graph_for(write=False)
     return await review.list_dreams(graph, status, limit, cursor)
 
 
@@ -127,7 +121,7 @@ async def list_dreams(
 async def get_dream(ctx: Ctx, dream_id: Annotated[str, Field(min_length=1, max_length=64)]) -> Dream:
     """One dream in full: its texts, scores, status, sources (and whether each is still active)
     and every piece of feedback it received."""
-    graph = await _app(ctx).graph_for(write=False)
+    graph = await app_of(ctx).graph_for(write=False)
     return await review.get_dream(graph, dream_id)
 
 
@@ -149,15 +143,18 @@ async def resolve_dream_feedback(
             description="promote_candidate only: what the person confirmed, as claims read from feedback",
         ),
     ] = None,
+    authority: Annotated[
+        Authority, Field(description="Whose words feedback holds: primary when they are the person's own")
+    ] = "primary",
 ) -> FeedbackResult:
     """Record the person's verdict on a dream. reject is final and the pair is never proposed
     again. promote_candidate stores the person's words (feedback) as evidence and passes the
     claims you extracted from them through the same verification and gates as remember; the
     dream's own text is never evidence. Without claims nothing becomes memory yet."""
-    app = _app(ctx)
+    app = app_of(ctx)
     graph = await app.graph_for(write=True)
     return await review.resolve_feedback(
-        graph, dream_id, decision, feedback, claims=claims or [], embedder=app.embedder
+        graph, dream_id, decision, feedback, claims=claims or [], authority=authority, embedder=app.embedder
     )
 
 
@@ -175,7 +172,7 @@ async def configure_dreaming_tool(
 ) -> DreamingConfig:
     """Set this profile's own dreaming schedule and phases (the caller's profile only).
     Omitted values keep their current setting; the result shows each value's source."""
-    app = _app(ctx)
+    app = app_of(ctx)
     graph = await app.graph_for(write=True)
     given = {
         "enabled": enabled,

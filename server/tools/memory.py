@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
@@ -23,14 +23,8 @@ from graph.memory.models import (
 )
 from graph.memory.recall import MAX_QUERY_CHARS, MAX_RECALL_LIMIT, RecallRequest, recall
 from graph.memory.reflect import MAX_REFLECT_LIMIT, reflect
-from server.context import AppContext
+from server.context import AppContext, Ctx, app_of
 from server.errors import mapped_errors
-
-Ctx = Context[AppContext, Any]
-
-
-def app_of(ctx: Ctx) -> AppContext:
-    return ctx.request_context.lifespan_context
 
 
 @mapped_errors

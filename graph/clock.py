@@ -1,0 +1,29 @@
+"""Time as Reverie keeps it: aware UTC datetimes, and IANA zone names checked in one place."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def as_utc(value: datetime | None) -> datetime | None:
+    """A time given without an offset is read as UTC.
+
+    Neo4j stores a naive time as a LocalDateTime, which never compares with a zoned DateTime
+    (the comparison is null), so a naive validity bound would silently hide a fact from every
+    `valid_at` search, and comparing it with an aware one in Python raises.
+    """
+    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
+
+
+def known_zone(name: str) -> str:
+    """`name` when it is an IANA time zone this machine knows; a ValueError saying so otherwise."""
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"expected an IANA time zone name such as Europe/Lisbon, got {name!r}") from None
+    return name

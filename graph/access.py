@@ -93,14 +93,14 @@ class ProfileTx:
         self.profile_id = profile_id
         self._scope = {"profile_id": profile_id, "profile_key": profile_key(profile_id)}
 
-    async def run(self, query: ScopedQuery, **params: Any) -> list[dict[str, Any]]:
+    async def run(self, query: ScopedQuery, /, **params: Any) -> list[dict[str, Any]]:
         if not isinstance(query, ScopedQuery):
             raise TypeError("ProfileTx.run accepts only ScopedQuery objects, never raw Cypher")
         _refuse_overrides(params)
         result = await self._tx.run(query.text, {**params, **self._scope})
         return [_native(dict(record)) async for record in result]
 
-    async def single(self, query: ScopedQuery, **params: Any) -> dict[str, Any] | None:
+    async def single(self, query: ScopedQuery, /, **params: Any) -> dict[str, Any] | None:
         rows = await self.run(query, **params)
         return rows[0] if rows else None
 

@@ -74,4 +74,4 @@ async def configure(tx: ProfileTx, defaults: DreamingConfig, changes: dict[str, 
 async def configure_dreaming(
     graph: ProfileGraph, defaults: DreamingConfig, changes: dict[str, Any]
 ) -> DreamingConfig:
-    return await graph.write(lambda tx: configure(tx, defaults, changes))
+    return await graph.write(configure, defaults, changes)

@@ -142,11 +142,8 @@ async def _reevaluate(graph: ProfileGraph, now: datetime, apply: bool) -> dict[s
     totals = {"evaluated": 0, "went_stale": 0, "reinforced": 0}
     after = ""
     while True:
-
-        async def batch(tx: ProfileTx, start: str = after) -> tuple[list[str], dict[str, int]]:
-            return await _reevaluate_batch(tx, start, now, apply)
-
-        ids, counts = await (graph.write(batch) if apply else graph.read(batch))
+        run_in = graph.write if apply else graph.read
+        ids, counts = await run_in(_reevaluate_batch, after, now, apply)
         for key, value in counts.items():
             totals[key] += value
         if len(ids) < REEVALUATE_BATCH:
@@ -171,24 +168,21 @@ async def _draft_dreams(
     return await generator.propose(pairs, plan.max_outputs)
 
 
-async def _store_dreams(graph: ProfileGraph, plan: _Plan, drafts: list[DreamDraft]) -> list[str]:
-    async def work(tx: ProfileTx) -> list[str]:
-        created = []
-        for draft in drafts:
-            row = await tx.single(
-                q.CREATE_DREAM,
-                pair_key=draft.pair_key,
-                fields=_dream_fields(draft),
-                id=str(uuid.uuid4()),
-                run_id=plan.run_id,
-                source_ids=list(draft.source_ids),
-                now=plan.started_at,
-            )
-            if row is not None:
-                created.append(row["id"])
-        return created
-
-    return await graph.write(work)
+async def _store_dreams(tx: ProfileTx, plan: _Plan, drafts: list[DreamDraft]) -> list[str]:
+    created = []
+    for draft in drafts:
+        row = await tx.single(
+            q.CREATE_DREAM,
+            pair_key=draft.pair_key,
+            fields=_dream_fields(draft),
+            id=str(uuid.uuid4()),
+            run_id=plan.run_id,
+            source_ids=list(draft.source_ids),
+            now=plan.started_at,
+        )
+        if row is not None:
+            created.append(row["id"])
+    return created
 
 
 class _Runner:
@@ -219,7 +213,7 @@ class _Runner:
         model = self.embedder.model_id if self.embedder is not None else None
         proposal = await _draft_dreams(self.graph, self.plan, self.generator, model)
         self.drafts = proposal.drafts
-        ids = [] if self.dry else await _store_dreams(self.graph, self.plan, self.drafts)
+        ids = [] if self.dry else await self.graph.write(_store_dreams, self.plan, self.drafts)
         if ids and self.embedder is not None:
             # After the dreams' own transaction: the model never runs inside one.
             await embed_missing(self.graph, self.embedder, EmbeddedKind.DREAM)
@@ -253,7 +247,7 @@ class _Runner:
         phases = json.dumps([report.model_dump() for report in self.reports])
         lease = utcnow() + LEASE
         await self.graph.write(
-            lambda tx: tx.run(q.SAVE_RUN_PROGRESS, id=self.plan.run_id, phases=phases, lease=lease)
+            ProfileTx.run, q.SAVE_RUN_PROGRESS, id=self.plan.run_id, phases=phases, lease=lease
         )
 
 
@@ -268,11 +262,11 @@ async def run_cycle(
 ) -> DreamRun:
     """One cycle; with an `embedder`, the new dreams get meaning vectors like every memory."""
     started = now or utcnow()
-    config = await graph.read(lambda tx: effective_config(tx, defaults))
+    config = await graph.read(effective_config, defaults)
     plan = _plan(request, config, started)
     if not request.dry_run:
         plan = replace(plan, run_id=str(uuid.uuid4()))
-        await graph.write(lambda tx: _claim_lock(tx, plan, request))
+        await graph.write(_claim_lock, plan, request)
     runner = _Runner(graph, plan, generator, progress, embedder)
     error: str | None = "the cycle was cancelled"
     try:
@@ -282,9 +276,13 @@ async def run_cycle(
             phases = json.dumps([report.model_dump() for report in runner.reports])
             status = "error" if error else "completed"
             await graph.write(
-                lambda tx: tx.run(
-                    q.FINISH_RUN, id=plan.run_id, status=status, now=utcnow(), phases=phases, error=error
-                )
+                ProfileTx.run,
+                q.FINISH_RUN,
+                id=plan.run_id,
+                status=status,
+                now=utcnow(),
+                phases=phases,
+                error=error,
             )
     return DreamRun(
         run_id=plan.run_id,

@@ -49,7 +49,4 @@ def _related_dream(row: dict[str, object], reason: str) -> RelatedDream:
 
 
 async def related_dreams(graph: ProfileGraph, query: str, memory_ids: Sequence[str]) -> list[RelatedDream]:
-    async def work(tx: ProfileTx) -> list[RelatedDream]:
-        return await _related(tx, query, memory_ids)
-
-    return await graph.read(work)
+    return await graph.read(_related, query, memory_ids)

@@ -68,13 +68,12 @@ async def list_dreams(
         raise InvalidInputError(f"limit must be 1 to {MAX_LIST_LIMIT}.")
     before, before_id = _decode_cursor(cursor) if cursor else (None, None)
     rows = await graph.read(
-        lambda tx: tx.run(
-            q.LIST_DREAMS,
-            status=status.value if status else None,
-            before=before,
-            before_id=before_id,
-            limit=limit + 1,
-        )
+        ProfileTx.run,
+        q.LIST_DREAMS,
+        status=status.value if status else None,
+        before=before,
+        before_id=before_id,
+        limit=limit + 1,
     )
     dreams = [DreamSummary(**row["dream"]) for row in rows[:limit]]
     more = len(rows) > limit
@@ -100,7 +99,7 @@ async def _read_dream(tx: ProfileTx, dream_id: str) -> Dream:
 
 
 async def get_dream(graph: ProfileGraph, dream_id: str) -> Dream:
-    return await graph.read(lambda tx: _read_dream(tx, dream_id))
+    return await graph.read(_read_dream, dream_id)
 
 
 def _run_from_record(record: dict[str, Any]) -> DreamRun:
@@ -117,16 +116,17 @@ def _run_from_record(record: dict[str, Any]) -> DreamRun:
     )
 
 
-async def overview(graph: ProfileGraph, defaults: DreamingConfig) -> DreamingOverview:
-    async def work(tx: ProfileTx) -> DreamingOverview:
-        config = await effective_config(tx, defaults)
-        latest = await tx.single(q.LATEST_RUN)
-        counts = {row["status"]: int(row["count"]) for row in await tx.run(q.DREAM_COUNTS)}
-        return DreamingOverview(
-            config=config, latest_run=_run_from_record(latest["run"]) if latest else None, counts=counts
-        )
+async def _read_overview(tx: ProfileTx, defaults: DreamingConfig) -> DreamingOverview:
+    config = await effective_config(tx, defaults)
+    latest = await tx.single(q.LATEST_RUN)
+    counts = {row["status"]: int(row["count"]) for row in await tx.run(q.DREAM_COUNTS)}
+    return DreamingOverview(
+        config=config, latest_run=_run_from_record(latest["run"]) if latest else None, counts=counts
+    )
 
-    return await graph.read(work)
+
+async def overview(graph: ProfileGraph, defaults: DreamingConfig) -> DreamingOverview:
+    return await graph.read(_read_overview, defaults)
 
 
 @dataclass(frozen=True)
@@ -218,29 +218,40 @@ async def resolve_feedback(
     """Record the person's verdict. promote_candidate stores their words (and the claims the
     host extracted from them) through the same verification and gates as `remember`."""
     confirmation = _check_feedback(decision, feedback, claims, authority)
-    moment = now or utcnow()
     vectors = None
     if confirmation is not None:
+        # The model runs before the transaction: the driver may retry a transaction, never a model.
         request = _confirmation_request(dream_id, confirmation)
         vectors = await embed_passages(embedder, request.passages())
+    verdict = _Verdict(dream_id, decision, feedback, confirmation, now or utcnow(), vectors)
+    return await graph.write(_record_verdict, verdict)
 
-    async def work(tx: ProfileTx) -> FeedbackResult:
-        row = await tx.single(q.LOCK_DREAM, id=dream_id, now=moment)
-        if row is None:
-            raise NotFoundError("dream", dream_id)
-        target = next_status(dream_id, DreamStatus(row["dream"]["status"]), decision)
-        promotion = None
-        if confirmation is not None and target is DreamStatus.PROMOTED:
-            promotion = await _promote(tx, dream_id, confirmation, moment, vectors)
-        await tx.run(
-            q.APPEND_FEEDBACK,
-            id=dream_id,
-            feedback_id=str(uuid.uuid4()),
-            now=moment,
-            decision=decision.value,
-            feedback=feedback,
-            to_status=target.value,
-        )
-        return FeedbackResult(dream=await _read_dream(tx, dream_id), promotion=promotion)
 
-    return await graph.write(work)
+@dataclass(frozen=True)
+class _Verdict:
+    dream_id: str
+    decision: FeedbackDecision
+    feedback: str | None
+    confirmation: Confirmation | None
+    at: datetime
+    vectors: PassageVectors | None
+
+
+async def _record_verdict(tx: ProfileTx, verdict: _Verdict) -> FeedbackResult:
+    row = await tx.single(q.LOCK_DREAM, id=verdict.dream_id, now=verdict.at)
+    if row is None:
+        raise NotFoundError("dream", verdict.dream_id)
+    target = next_status(verdict.dream_id, DreamStatus(row["dream"]["status"]), verdict.decision)
+    promotion = None
+    if verdict.confirmation is not None and target is DreamStatus.PROMOTED:
+        promotion = await _promote(tx, verdict.dream_id, verdict.confirmation, verdict.at, verdict.vectors)
+    await tx.run(
+        q.APPEND_FEEDBACK,
+        id=verdict.dream_id,
+        feedback_id=str(uuid.uuid4()),
+        now=verdict.at,
+        decision=verdict.decision.value,
+        feedback=verdict.feedback,
+        to_status=target.value,
+    )
+    return FeedbackResult(dream=await _read_dream(tx, verdict.dream_id), promotion=promotion)

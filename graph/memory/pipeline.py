@@ -206,15 +206,12 @@ async def remember(
         metadata, verifier, now or utcnow(), await embed_passages(embedder, request.passages())
     )
 
-    async def work(tx: ProfileTx) -> RememberResult:
-        return await _remember_in(tx, request, writing)
-
     try:
-        return await graph.write(work)
+        return await graph.write(_remember_in, request, writing)
     except ConstraintError:
         # Trigger: a concurrent call stored the same content or key first. Why: the database's
         # unique constraints decided the race. Outcome: run again and report the duplicate.
-        return await graph.write(work)
+        return await graph.write(_remember_in, request, writing)
 
 
 async def _load_claim(tx: ProfileTx, claim_id: str) -> dict[str, Any]:
@@ -267,12 +264,7 @@ async def confirm(
     verifier: ClaimVerifier = DEFAULT_VERIFIER,
     now: datetime | None = None,
 ) -> ConfirmResult:
-    moment = now or utcnow()
-
-    async def work(tx: ProfileTx) -> ConfirmResult:
-        return await _confirm_in(tx, claim_id, decision, verifier, moment)
-
-    return await graph.write(work)
+    return await graph.write(_confirm_in, claim_id, decision, verifier, now or utcnow())
 
 
 async def _retract_in(tx: ProfileTx, item_id: str, reason: str, now: datetime) -> RetractResult:
@@ -305,9 +297,4 @@ async def retract(
 ) -> RetractResult:
     if not reason.strip():
         raise InvalidInputError("reason is empty: say why this memory is withdrawn (kept for the record).")
-    moment = now or utcnow()
-
-    async def work(tx: ProfileTx) -> RetractResult:
-        return await _retract_in(tx, item_id, reason, moment)
-
-    return await graph.write(work)
+    return await graph.write(_retract_in, item_id, reason, now or utcnow())

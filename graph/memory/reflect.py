@@ -52,9 +52,4 @@ async def reflect(
         raise InvalidInputError(f"limit must be 1 to {MAX_REFLECT_LIMIT}.")
     if stale_after_days is not None and stale_after_days < 1:
         raise InvalidInputError("stale_after_days must be at least 1 (or left out).")
-    moment = now or utcnow()
-
-    async def work(tx: ProfileTx) -> ReflectionResult:
-        return await read_health(tx, limit, stale_after_days, moment)
-
-    return await graph.read(work)
+    return await graph.read(read_health, limit, stale_after_days, now or utcnow())

@@ -13,6 +13,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
+from neo4j import AsyncGraphDatabase
 
 from graph.access import ConnectionSettings, GraphStore, ProfileGraph
 from graph.embedding.catalog import DEFAULT_MODEL
@@ -27,6 +28,26 @@ TEST_INSTANCE = "test"
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:
     return "asyncio"
+
+
+# Every test profile's id starts with this, so the suite can remove what it made: the test
+# database does not grow run after run, and a shared database keeps only its real profiles.
+TEST_PROFILE_PREFIX = "t-"
+
+
+async def _remove_test_profiles(settings: ConnectionSettings) -> None:
+    # Cross-profile on purpose, so written with the plain driver: ProfileTx refuses such queries.
+    auth = (settings.username, settings.password)
+    async with (
+        AsyncGraphDatabase.driver(settings.uri, auth=auth) as driver,
+        driver.session(database=settings.database) as session,
+    ):
+        result = await session.run(
+            "MATCH (n) WHERE n.profile_id STARTS WITH $prefix "
+            "CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS",
+            prefix=TEST_PROFILE_PREFIX,
+        )
+        await result.consume()
 
 
 async def _prepare(settings: ConnectionSettings) -> None:
@@ -56,6 +77,7 @@ def neo4j_settings() -> Iterator[ConnectionSettings]:
         settings = ConnectionSettings(credentials.uri, credentials.username, credentials.password)
     asyncio.run(_prepare(settings))
     yield settings
+    asyncio.run(_remove_test_profiles(settings))
     if started_here:
         local.stop()
 
@@ -81,7 +103,7 @@ async def store(neo4j_settings: ConnectionSettings) -> AsyncIterator[GraphStore]
 
 @pytest.fixture
 def profile_id() -> str:
-    return f"t-{uuid.uuid4().hex[:12]}"
+    return f"{TEST_PROFILE_PREFIX}{uuid.uuid4().hex[:12]}"
 
 
 @pytest.fixture
@@ -91,7 +113,7 @@ def graph(store: GraphStore, profile_id: str) -> ProfileGraph:
 
 @pytest.fixture
 def other_graph(store: GraphStore) -> ProfileGraph:
-    return store.profile(f"t-{uuid.uuid4().hex[:12]}")
+    return store.profile(f"{TEST_PROFILE_PREFIX}{uuid.uuid4().hex[:12]}")
 
 
 @pytest.fixture(scope="session")

@@ -54,7 +54,7 @@ class CycleRequest:
 
 
 @dataclass(frozen=True)
-class _Plan:
+class CyclePlan:
     run_id: str | None
     phases: dict[Phase, bool]
     max_outputs: int
@@ -62,7 +62,8 @@ class _Plan:
     started_at: datetime
 
 
-def _plan(request: CycleRequest, config: DreamingConfig, now: datetime) -> _Plan:
+def plan_cycle(request: CycleRequest, config: DreamingConfig, now: datetime) -> CyclePlan:
+    """Which phases run, how many dreams at most, and the local date the run stands for."""
     max_outputs = request.max_outputs if request.max_outputs is not None else config.max_outputs
     if not 1 <= max_outputs <= MAX_OUTPUTS_LIMIT:
         raise InvalidInputError(f"max_outputs must be 1 to {MAX_OUTPUTS_LIMIT}.")
@@ -76,10 +77,10 @@ def _plan(request: CycleRequest, config: DreamingConfig, now: datetime) -> _Plan
         "dream": pick(request.dream_enabled, config.dream_enabled),
     }
     run_date = request.scheduled_date or now.astimezone(ZoneInfo(config.timezone)).date().isoformat()
-    return _Plan(None, phases, max_outputs, run_date, now)
+    return CyclePlan(None, phases, max_outputs, run_date, now)
 
 
-async def _claim_lock(tx: ProfileTx, plan: _Plan, request: CycleRequest) -> None:
+async def _claim_lock(tx: ProfileTx, plan: CyclePlan, request: CycleRequest) -> None:
     row = await tx.single(q.CLAIM_CYCLE_LOCK, now=plan.started_at)
     assert row is not None
     if row["holder"] and row["lease"] and row["lease"] > plan.started_at:
@@ -104,37 +105,53 @@ async def _reflect(tx: ProfileTx) -> dict[str, int]:
     return (await count_health(tx, cutoff=None)).model_dump()
 
 
-def _evaluate(dream: dict[str, Any]) -> tuple[DreamStatus, str | None]:
-    """What re-evaluation makes of one open dream, from the state of its sources."""
-    current = DreamStatus(dream["status"])
-    gone = [
-        f"{source['id']} is {source['status']}" for source in dream["sources"] if source["status"] != "active"
-    ]
-    missing = (dream["source_count"] or 0) - len(dream["sources"])
+@dataclass(frozen=True)
+class OpenDream:
+    """An open dream as re-evaluation reads it: its status and the state of each source."""
+
+    id: str
+    status: DreamStatus
+    source_count: int  # how many sources it was dreamed from
+    sources: tuple[tuple[str, str], ...]  # (id, status) of each source still in the graph
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> OpenDream:
+        sources = tuple((str(source["id"]), str(source["status"])) for source in row["sources"])
+        return cls(str(row["id"]), DreamStatus(row["status"]), int(row["source_count"] or 0), sources)
+
+
+def evaluate_dream(dream: OpenDream) -> tuple[DreamStatus, str | None]:
+    """What re-evaluation makes of one open dream: stale (with the reason) once any source is no
+    longer active or gone, else a proposed dream is reinforced and a reinforced one stays."""
+    gone = [f"{source_id} is {status}" for source_id, status in dream.sources if status != "active"]
+    missing = dream.source_count - len(dream.sources)
     if missing > 0:
         gone.append(f"{missing} source(s) deleted")
     if gone:
         return DreamStatus.STALE, "sources no longer active: " + "; ".join(gone)
-    if current is DreamStatus.PROPOSED:
+    if dream.status is DreamStatus.PROPOSED:
         return DreamStatus.REINFORCED, None
-    return current, None
+    return dream.status, None
 
 
 async def _reevaluate_batch(
     tx: ProfileTx, after: str, now: datetime, apply: bool
 ) -> tuple[list[str], dict[str, int]]:
-    rows = await tx.run(q.OPEN_DREAMS_BATCH, after=after, batch=REEVALUATE_BATCH)
-    counts = {"evaluated": len(rows), "went_stale": 0, "reinforced": 0}
+    dreams = [
+        OpenDream.from_row(row)
+        for row in await tx.run(q.OPEN_DREAMS_BATCH, after=after, batch=REEVALUATE_BATCH)
+    ]
+    counts = {"evaluated": len(dreams), "went_stale": 0, "reinforced": 0}
     updates = []
-    for dream in rows:
-        status, reason = _evaluate(dream)
-        assert status in TRANSITIONS[DreamStatus(dream["status"])] or status == dream["status"]
+    for dream in dreams:
+        status, reason = evaluate_dream(dream)
+        assert status in TRANSITIONS[dream.status] or status is dream.status
         counts["went_stale"] += status is DreamStatus.STALE
-        counts["reinforced"] += status is DreamStatus.REINFORCED and dream["status"] != status
-        updates.append({"id": dream["id"], "status": status.value, "reason": reason})
+        counts["reinforced"] += status is DreamStatus.REINFORCED and dream.status is not status
+        updates.append({"id": dream.id, "status": status.value, "reason": reason})
     if apply and updates:
         await tx.run(q.APPLY_EVALUATIONS, updates=updates, now=now)
-    return [dream["id"] for dream in rows], counts
+    return [dream.id for dream in dreams], counts
 
 
 async def _reevaluate(graph: ProfileGraph, now: datetime, apply: bool) -> dict[str, int]:
@@ -161,14 +178,14 @@ def _dream_fields(draft: DreamDraft) -> dict[str, Any]:
 
 
 async def _draft_dreams(
-    graph: ProfileGraph, plan: _Plan, generator: DreamGenerator, model: str | None
+    graph: ProfileGraph, plan: CyclePlan, generator: DreamGenerator, model: str | None
 ) -> Proposal:
     pairs = await graph.read(find_candidates, plan.max_outputs, plan.started_at, model)
     # Outside the transaction: a generator may take its time (or call a model).
     return await generator.propose(pairs, plan.max_outputs)
 
 
-async def _store_dreams(tx: ProfileTx, plan: _Plan, drafts: list[DreamDraft]) -> list[str]:
+async def _store_dreams(tx: ProfileTx, plan: CyclePlan, drafts: list[DreamDraft]) -> list[str]:
     created = []
     for draft in drafts:
         row = await tx.single(
@@ -191,7 +208,7 @@ class _Runner:
     def __init__(
         self,
         graph: ProfileGraph,
-        plan: _Plan,
+        plan: CyclePlan,
         generator: DreamGenerator,
         progress: ProgressFn | None,
         embedder: Embedder | None,
@@ -263,7 +280,7 @@ async def run_cycle(
     """One cycle; with an `embedder`, the new dreams get meaning vectors like every memory."""
     started = now or utcnow()
     config = await graph.read(effective_config, defaults)
-    plan = _plan(request, config, started)
+    plan = plan_cycle(request, config, started)
     if not request.dry_run:
         plan = replace(plan, run_id=str(uuid.uuid4()))
         await graph.write(_claim_lock, plan, request)

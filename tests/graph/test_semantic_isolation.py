@@ -27,6 +27,7 @@ from graph.memory.pipeline import RememberRequest, remember, retract
 from graph.memory.recall import RecallRequest, recall
 from graph.memory.semantic import EXACT_LIMIT
 from graph.scope import ScopedQuery
+from tests.conftest import TEST_PROFILE_PREFIX
 
 pytestmark = pytest.mark.anyio
 
@@ -110,8 +111,8 @@ async def _fill_neighbour(graph: ProfileGraph, embedder: Embedder) -> None:
 @pytest.fixture(scope="module")
 async def crowd(neo4j_settings: ConnectionSettings, embedder: Embedder) -> AsyncIterator[Crowd]:
     store = GraphStore.connect(neo4j_settings)
-    small = store.profile(f"t-small-{uuid.uuid4().hex[:8]}")
-    neighbour = store.profile(f"t-crowd-{uuid.uuid4().hex[:8]}")
+    small = store.profile(f"{TEST_PROFILE_PREFIX}small-{uuid.uuid4().hex[:8]}")
+    neighbour = store.profile(f"{TEST_PROFILE_PREFIX}crowd-{uuid.uuid4().hex[:8]}")
     try:
         await _fill_neighbour(neighbour, embedder)
         small_ids = {}

@@ -34,11 +34,13 @@ from graph.dreams.evidence import (
     MemoryKind,
     common_ceiling,
     link_score,
+    meaning_score,
     memory_from_row,
     rare_shared,
     shared_terms,
     term_root,
     topical_roots,
+    word_score,
 )
 from graph.dreams.neighbours import ExactSpace, MeaningSpace, Neighbours, open_space, pair_id
 from graph.memory.claims import DREAM_FEEDBACK_LABEL
@@ -50,6 +52,8 @@ WINDOWS: Final = 8
 LEXICAL_PER_SEED: Final = 8
 # A word more memories share than this cannot link a pair by itself; meaning still can.
 MAX_WORD_HOLDERS: Final = 20
+# A seeded cycle reads the neighbourhood of at most this many candidates per dream it may write.
+SHORTLIST_PER_OUTPUT: Final = 3
 TERMS_PER_SEED: Final = 16
 _INDEX_KIND: Final[dict[str, MemoryKind]] = {"fragment_text": "fragment", "fact_text": "fact"}
 
@@ -164,7 +168,7 @@ async def _frequencies(tx: ProfileTx, terms: set[str], ceiling: int) -> dict[str
 
 
 async def _seeded(
-    tx: ProfileTx, space: MeaningSpace | None, seeds: Sequence[Memory], corpus_size: int
+    tx: ProfileTx, space: MeaningSpace | None, seeds: Sequence[Memory], corpus_size: int, max_outputs: int
 ) -> list[CandidatePair]:
     neighbours = await space.neighbours(seeds, NEIGHBOURHOOD) if space else {}
     by_id = {seed.id: seed for seed in seeds}
@@ -174,14 +178,44 @@ async def _seeded(
         for other, cosine in rows
     ]
     pairs = _distinct(semantic + await _lexical(tx, seeds))
-    meanings = await _meanings(space, pairs, neighbours) if space else {}
     words = {term for item in pairs.values() for term in shared_terms(item.seed.text, item.other.text)}
     counted = await _frequencies(tx, words, common_ceiling(corpus_size))
 
     def frequency(term: str) -> int:
         return counted.get(term, 1)
 
-    return [_candidate(item, meanings.get(key), frequency, corpus_size) for key, item in pairs.items()]
+    if space is None:
+        return [_candidate(item, None, frequency, corpus_size) for item in pairs.values()]
+    shortlist = await _shortlist(space, pairs, neighbours, frequency, corpus_size, max_outputs)
+    meanings = await _meanings(space, shortlist, neighbours)
+    return [_candidate(item, meanings.get(key), frequency, corpus_size) for key, item in shortlist.items()]
+
+
+async def _shortlist(
+    space: MeaningSpace,
+    pairs: dict[tuple[str, str], _Found],
+    seed_neighbours: Neighbours,
+    frequency: Callable[[str], int],
+    corpus_size: int,
+    max_outputs: int,
+) -> dict[tuple[str, str], _Found]:
+    """The pairs worth the cost of the other memory's neighbourhood (a vector search each in a
+    large profile): ranked as if both memories had the seed's neighbourhood."""
+    cosines = await space.cosines([key for key, item in pairs.items() if item.cosine is None])
+    seed_mean = {member: fmean(c for _, c in rows) for member, rows in seed_neighbours.items() if rows}
+    estimates = []
+    for key, item in pairs.items():
+        cosine = item.cosine if item.cosine is not None else cosines.get(key)
+        local = seed_mean.get(item.seed.id)
+        meaning = Meaning(cosine, local, local) if cosine is not None and local is not None else None
+        found = _Found(item.seed, item.other, cosine)
+        estimates.append((-_upper_score(_candidate(found, meaning, frequency, corpus_size)), key, found))
+    estimates.sort(key=lambda entry: (entry[0], entry[1]))
+    return {key: found for _, key, found in estimates[: SHORTLIST_PER_OUTPUT * max_outputs]}
+
+
+def _upper_score(pair: CandidatePair) -> float:
+    return meaning_score(pair) + word_score(pair)
 
 
 # --- evidence -------------------------------------------------------------------------------
@@ -224,13 +258,31 @@ async def _evidence_sets(tx: ProfileTx, memories: Iterable[Memory]) -> dict[str,
     return evidence
 
 
+async def _partners(tx: ProfileTx, memories: Iterable[Memory]) -> dict[str, set[str]]:
+    """The memories each one was already dreamed together with, in any status."""
+    chosen = {memory.id: memory for memory in memories}.values()
+    rows = await tx.run(
+        q.DREAM_PARTNERS,
+        fragments=[m.id for m in chosen if m.kind == "fragment"],
+        facts=[m.id for m in chosen if m.kind == "fact"],
+    )
+    return {row["member_id"]: set(row["partners"]) for row in rows}
+
+
 async def _unlinked(tx: ProfileTx, pairs: Sequence[CandidatePair]) -> list[CandidatePair]:
-    """Without pairs of shared evidence (already linked) or dreamed before in any status."""
-    evidence = await _evidence_sets(tx, [m for pair in pairs for m in (pair.first, pair.second)])
+    """Without pairs of shared evidence (already linked), dreamed before in any status, or already
+    joined through a third memory each was dreamed with (A-B and B-C make A-C a repetition)."""
+    members = [m for pair in pairs for m in (pair.first, pair.second)]
+    evidence = await _evidence_sets(tx, members)
     apart = [p for p in pairs if not evidence.get(p.first.id, set()) & evidence.get(p.second.id, set())]
     keys = {"|".join(pair_id(p.first.id, p.second.id)): p for p in apart}
     dreamed = {row["key"] for row in await tx.run(q.DREAMED_PAIRS, keys=sorted(keys))}
-    return [pair for key, pair in keys.items() if key not in dreamed]
+    partners = await _partners(tx, members)
+    return [
+        pair
+        for key, pair in keys.items()
+        if key not in dreamed and not partners.get(pair.first.id, set()) & partners.get(pair.second.id, set())
+    ]
 
 
 async def find_candidates(
@@ -244,5 +296,6 @@ async def find_candidates(
     if isinstance(space, ExactSpace) and len(space.memories) > 1:
         pairs = await _whole_profile(space, corpus_size)
     else:
-        pairs = await _seeded(tx, space, await _seeds(tx, now, max(MIN_SEEDS, max_outputs + 4)), corpus_size)
+        seeds = await _seeds(tx, now, max(MIN_SEEDS, max_outputs // 2 + 4))
+        pairs = await _seeded(tx, space, seeds, corpus_size, max_outputs)
     return await _unlinked(tx, [pair for pair in pairs if link_score(pair) is not None])

@@ -50,7 +50,7 @@ ENTITY_WEIGHT: Final = 3.0
 ENGLISH: Final = "en"
 COMMON_SHARE: Final = 0.05
 # Counting how many memories use a word stops here: past it the word is common at any size.
-MAX_COUNTED: Final = 2_000
+MAX_COUNTED: Final = 500
 MIN_LINK_SCORE: Final = 2.5
 # Without vectors (semantic lane off) only words can link: one word shared by at most this
 # many memories, or several rarer ones.

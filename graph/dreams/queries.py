@@ -202,6 +202,24 @@ DREAMED_PAIRS = ScopedQuery(
     RETURN key
     """,
 )
+# The memories each of `$fragments` and `$facts` was already dreamed together with, in any status.
+DREAM_PARTNERS = ScopedQuery(
+    "dream_partners",
+    """
+    CALL () {
+        UNWIND $fragments AS member_id
+        MATCH (m:SourceFragment {profile_id: $profile_id, id: member_id})
+        RETURN m
+      UNION
+        UNWIND $facts AS member_id
+        MATCH (m:Fact {profile_id: $profile_id, id: member_id})
+        RETURN m
+    }
+    MATCH (m)<-[:DREAMED_FROM]-(d:Dream {profile_id: $profile_id})-[:DREAMED_FROM]->(partner)
+    WHERE partner <> m
+    RETURN m.id AS member_id, collect(DISTINCT partner.id) AS partners
+    """,
+)
 # How many cycles the profile has run: each one's window of older seeds starts elsewhere.
 RUN_COUNT = ScopedQuery(
     "run_count",

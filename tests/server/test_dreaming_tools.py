@@ -304,3 +304,23 @@ async def test_new_dreams_get_meaning_vectors_like_every_memory(call: CallTool) 
     assert run["phases"][2]["counts"]["new_dreams"] > 0
     assert semantic["pending_by_kind"]["dream"] == 0
     assert semantic["embedded"] == len(MEMORIES) + run["phases"][2]["counts"]["new_dreams"]
+
+
+async def test_three_memories_of_one_thread_are_linked_once_each_never_in_a_triangle(call: CallTool) -> None:
+    thread = [
+        ("I named my sourdough starter Herbert after my grandfather.", "2025-01-05T09:00:00Z"),
+        ("Herbert the starter doubled overnight in the warm kitchen.", "2025-02-04T09:00:00Z"),
+        ("Gave a spoonful of Herbert to my neighbour Lotte for her first loaf.", "2025-03-06T09:00:00Z"),
+    ]
+    ids = [
+        (await call("remember", content=text, occurred_at=when))["fragment"]["id"] for text, when in thread
+    ]
+    await remember_all(call)
+    linked = []
+    for _ in range(3):
+        run = await call("run_dreaming_cycle", max_outputs=5)
+        for dream_id in next(p for p in run["phases"] if p["phase"] == "dream")["dream_ids"]:
+            sources = {s["id"] for s in (await call("get_dream", dream_id=dream_id))["sources"]}
+            if sources <= set(ids):
+                linked.append(sources)
+    assert 1 <= len(linked) <= 2, linked

@@ -186,8 +186,10 @@ def shared_terms(first: str, second: str) -> tuple[str, ...]:
 
 
 def common_ceiling(corpus_size: int) -> int:
-    """The most memories a word may appear in and still be rare in this profile."""
-    return min(max(2, int(COMMON_SHARE * corpus_size)), MAX_COUNTED)
+    """The most memories a word may appear in and still be rare in this profile (counted, like
+    idf, against at least IDF_FLOOR_CORPUS memories: a name three of twelve memories share is a
+    thread, not a common word)."""
+    return min(int(COMMON_SHARE * max(corpus_size, IDF_FLOOR_CORPUS)), MAX_COUNTED)
 
 
 # "awww", "sooo", "yesss": a letter held for emphasis marks an exclamation, not a topic.

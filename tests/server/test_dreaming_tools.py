@@ -308,9 +308,9 @@ async def test_new_dreams_get_meaning_vectors_like_every_memory(call: CallTool) 
 
 async def test_three_memories_of_one_thread_are_linked_once_each_never_in_a_triangle(call: CallTool) -> None:
     thread = [
-        ("I named my sourdough starter Herbert after my grandfather.", "2025-01-05T09:00:00Z"),
-        ("Herbert the starter doubled overnight in the warm kitchen.", "2025-02-04T09:00:00Z"),
-        ("Gave a spoonful of Herbert to my neighbour Lotte for her first loaf.", "2025-03-06T09:00:00Z"),
+        ("We adopted a rescue greyhound and named her Pixel.", "2025-01-05T09:00:00Z"),
+        ("The vet says our Pixel has a strong heart for a greyhound of her age.", "2025-02-04T09:00:00Z"),
+        ("At the county show our greyhound Pixel won second prize.", "2025-03-06T09:00:00Z"),
     ]
     ids = [
         (await call("remember", content=text, occurred_at=when))["fragment"]["id"] for text, when in thread

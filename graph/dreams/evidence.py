@@ -51,7 +51,7 @@ ENGLISH: Final = "en"
 COMMON_SHARE: Final = 0.05
 # Counting how many memories use a word stops here: past it the word is common at any size.
 MAX_COUNTED: Final = 500
-MIN_LINK_SCORE: Final = 2.5
+MIN_LINK_SCORE: Final = 3.0
 # Without vectors (semantic lane off) only words can link: one word shared by at most this
 # many memories, or several rarer ones.
 MIN_LEXICAL_SCORE: Final = 1.0

@@ -161,8 +161,11 @@ async def _memories_of(tx: ProfileTx, model: str) -> list[Memory]:
 # Two memories the small profile's own grid of template sentences lacks: a rare name in two
 # otherwise unrelated sentences, months apart. The grid alone holds no connection worth a dream.
 LINKED = (
-    ("I owe Wystan Albright forty euros for the concert tickets.", datetime(2025, 1, 5, tzinfo=UTC)),
-    ("Got a postcard from Wystan in Oslo with a drawing of a troll.", datetime(2025, 4, 9, tzinfo=UTC)),
+    ("Wystan Albright taught me to read the wind on the reservoir.", datetime(2025, 1, 5, tzinfo=UTC)),
+    (
+        "Out on the reservoir again with Wystan, reading gusts like he showed me.",
+        datetime(2025, 4, 9, tzinfo=UTC),
+    ),
 )
 
 

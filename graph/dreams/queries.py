@@ -140,23 +140,27 @@ PROFILE_VECTORS = ScopedQuery(
     LIMIT $cap
     """,
 )
+# The memories named by `$fragments` and `$facts` (ids of each kind), as `member`.
+_MEMBERS = """
+    CALL () {
+        UNWIND $fragments AS member_id
+        MATCH (member:SourceFragment {profile_id: $profile_id, id: member_id})
+        RETURN member
+      UNION
+        UNWIND $facts AS member_id
+        MATCH (member:Fact {profile_id: $profile_id, id: member_id})
+        RETURN member
+    }
+"""
 # The live fragments and facts nearest in meaning to each memory of `$fragments` and
 # `$facts`, for a profile too large to compare whole. The shared vector index ranks before it
 # can filter, so it is asked for `$fetch` neighbours and this profile's are kept: a profile
 # crowded out by a much larger neighbour gets fewer candidates, never another profile's.
 NEAREST_NEIGHBOURS = ScopedQuery(
     "nearest_neighbours",
-    """
-    CALL () {
-        UNWIND $fragments AS member_id
-        MATCH (x:SourceFragment {profile_id: $profile_id, id: member_id})
-        RETURN x
-      UNION
-        UNWIND $facts AS member_id
-        MATCH (x:Fact {profile_id: $profile_id, id: member_id})
-        RETURN x
-    }
-    WITH x WHERE x.embedding_model = $model
+    _MEMBERS
+    + """
+    WITH member AS x WHERE member.embedding_model = $model
     CALL (x) {
         CALL db.index.vector.queryNodes('recall_embedding', $fetch, x.embedding)
         YIELD node, score
@@ -205,16 +209,9 @@ DREAMED_PAIRS = ScopedQuery(
 # The memories each of `$fragments` and `$facts` was already dreamed together with, in any status.
 DREAM_PARTNERS = ScopedQuery(
     "dream_partners",
-    """
-    CALL () {
-        UNWIND $fragments AS member_id
-        MATCH (m:SourceFragment {profile_id: $profile_id, id: member_id})
-        RETURN m
-      UNION
-        UNWIND $facts AS member_id
-        MATCH (m:Fact {profile_id: $profile_id, id: member_id})
-        RETURN m
-    }
+    _MEMBERS
+    + """
+    WITH member AS m
     MATCH (m)<-[:DREAMED_FROM]-(d:Dream {profile_id: $profile_id})-[:DREAMED_FROM]->(partner)
     WHERE partner <> m
     RETURN m.id AS member_id, collect(DISTINCT partner.id) AS partners

@@ -1,4 +1,8 @@
-"""Helpers shared by the memory pipeline tests: scoped reads, claims and clock values."""
+"""Helpers shared by the memory pipeline tests: scoped reads, claims and clock values.
+
+Times are passed explicitly (`now=`) wherever a test reasons about when something was recorded,
+so `known_at` checks never depend on the wall clock.
+"""
 
 from __future__ import annotations
 

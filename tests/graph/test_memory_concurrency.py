@@ -1,8 +1,4 @@
-"""Concurrent writers, profile isolation and validity windows.
-
-Times are passed explicitly (`now=`) wherever a test reasons about when something was recorded,
-so `known_at` checks never depend on the wall clock.
-"""
+"""Concurrent writers, profile isolation and validity windows."""
 
 from __future__ import annotations
 

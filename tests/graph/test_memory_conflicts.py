@@ -1,8 +1,4 @@
-"""Conflicts in single_current slots: questions, supersession and the person's answers.
-
-Times are passed explicitly (`now=`) wherever a test reasons about when something was recorded,
-so `known_at` checks never depend on the wall clock.
-"""
+"""Conflicts in single_current slots: questions, supersession and the person's answers."""
 
 from __future__ import annotations
 

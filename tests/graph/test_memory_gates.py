@@ -1,8 +1,4 @@
-"""Dedupe, promotion gates and verification, calling graph.memory directly on a fresh profile.
-
-Times are passed explicitly (`now=`) wherever a test reasons about when something was recorded,
-so `known_at` checks never depend on the wall clock.
-"""
+"""Dedupe, promotion gates and verification, calling graph.memory directly on a fresh profile."""
 
 from __future__ import annotations
 

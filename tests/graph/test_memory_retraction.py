@@ -1,8 +1,4 @@
-"""Retraction, revalidation, and recall input the pipeline refuses.
-
-Times are passed explicitly (`now=`) wherever a test reasons about when something was recorded,
-so `known_at` checks never depend on the wall clock.
-"""
+"""Retraction, revalidation, and recall input the pipeline refuses."""
 
 from __future__ import annotations
 

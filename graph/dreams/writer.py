@@ -16,6 +16,9 @@ from graph.text import tokens
 
 EXCERPT_CHARS = 110
 SHORT_CHARS = 50
+# Two shared words at most this many words apart are quoted as one phrase ("Lord of the Rings").
+PHRASE_GAP = 3
+_PUNCTUATION = ".,!?;:\"'()[]…"
 
 
 @dataclass(frozen=True)
@@ -42,12 +45,14 @@ def _gap(apart: timedelta) -> str:
     return "on the same day" if days == 0 else "a day apart"
 
 
+def _position(term: str, words: list[str]) -> int | None:
+    return next((i for i, word in enumerate(words) if term in tokens(word)), None)
+
+
 def excerpt(text: str, term: str | None, limit: int) -> str:
     """The words around the first use of `term` (or the start), at most `limit` characters."""
     words = text.split()
-    start = 0
-    if term is not None:
-        start = next((i for i, word in enumerate(words) if term in tokens(word)), 0)
+    start = (_position(term, words) or 0) if term is not None else 0
     # Keep a few words before the term so the excerpt reads as a phrase, not a fragment.
     start = max(0, start - 6)
     chosen: list[str] = []
@@ -64,7 +69,7 @@ def excerpt(text: str, term: str | None, limit: int) -> str:
 def _original_case(term: str, memory: Memory) -> str:
     """How the person wrote the shared word ('Sweden', not 'sweden')."""
     for word in memory.text.split():
-        stripped = word.strip(".,!?;:\"'()[]")
+        stripped = word.strip(_PUNCTUATION)
         if stripped.casefold() == term:
             return stripped
     return term
@@ -107,8 +112,20 @@ def _evidence_lines(pair: CandidatePair) -> list[str]:
 
 
 def _topic(pair: CandidatePair, memory: Memory) -> str | None:
-    names = [_original_case(term.term, memory) for term in pair.shared[:2]]
-    return " and ".join(names) if names else None
+    """The two strongest shared words as the person wrote them: "Door Dash" or "Lord of the
+    Rings" when they stand close together in `memory`, else both in the order they were said."""
+    terms = [term.term for term in pair.shared[:2]]
+    if not terms:
+        return None
+    words = memory.text.split()
+    positions = [_position(term, words) for term in terms]
+    if len(terms) == 2 and positions[0] is not None and positions[1] is not None:
+        first, last = sorted((positions[0], positions[1]))
+        if last - first <= PHRASE_GAP:
+            return " ".join(word.strip(_PUNCTUATION) for word in words[first : last + 1])
+        if positions[1] < positions[0]:
+            terms.reverse()
+    return " and ".join(_original_case(term, memory) for term in terms)
 
 
 def write(pair: CandidatePair, score: float) -> DreamTexts:

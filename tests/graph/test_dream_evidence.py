@@ -123,3 +123,25 @@ async def test_the_writer_states_the_link_in_words_a_person_can_answer() -> None
     assert "idf" in texts.rationale and "cosine" in texts.rationale
     drafts = (await LinkGenerator().propose([candidate], 3)).drafts
     assert drafts[0].generator == LinkGenerator.name and drafts[0].why == texts.why
+
+
+def test_the_topic_quotes_shared_words_as_the_person_wrote_them() -> None:
+    job = pair(
+        memory("a", "Jon: I also lost my job at Door Dash this month."),
+        memory("b", "Jon: Since I lost my job at Door Dash, things have been tough.", 54),
+        0.80,
+    )
+    assert "about Door Dash:" in write(job, 4.0).hypothesis
+    books = pair(
+        memory("c", "Tim: I reread Lord of the Rings on the train."),
+        memory("d", "Tim: A poster of Lord of the Rings hangs in my room.", 7),
+        0.80,
+    )
+    assert "Lord of the Rings" in write(books, 4.0).why
+    apart = pair(
+        memory("e", "Gina: Marley flooring arrived, the studio opens in April with Lupita teaching."),
+        memory("f", "Gina: Lupita loves the Marley floor we laid.", 3),
+        0.80,
+    )
+    # Far apart in the sentence: both words, in the order the earlier memory says them.
+    assert "Both mention Marley and Lupita" in write(apart, 4.0).why

@@ -12,10 +12,12 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import psutil
 import pytest
 
-from graph.localdb import NEO4J_VERSION, LocalNeo4j, LocalNeo4jError, LocalNeo4jStatus, manager
-from graph.localdb.manager import MAIN_CLASS, is_neo4j_process, jvm_command, render_config
+from graph.localdb import NEO4J_VERSION, LocalNeo4j, LocalNeo4jError, LocalNeo4jStatus, config, files
+from graph.localdb.config import MAIN_CLASS, jvm_command, render_config
+from graph.localdb.processes import is_neo4j_process
 
 
 def _write_script(path: Path, body: str) -> Path:
@@ -48,7 +50,7 @@ def db(tmp_path: Path) -> LocalNeo4j:
 
 
 def test_version_is_read_from_the_pom() -> None:
-    pom = Path(manager.__file__).with_name("pom.xml")
+    pom = config.POM
     ns = {"m": "http://maven.apache.org/POM/4.0.0"}
     node = ET.parse(pom).getroot().find("m:properties/m:neo4j.version", ns)
     assert node is not None
@@ -111,7 +113,7 @@ def test_jvm_command_runs_the_community_server_in_console_mode(tmp_path: Path) -
 def test_java_env_drops_options_the_jvm_would_pick_up(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "JAVA_OPTS", "NEO4J_CONF"):
         monkeypatch.setenv(name, "-Xmx64m")
-    env = manager._java_env(NEO4J_HOME="/somewhere")
+    env = config.java_env(NEO4J_HOME="/somewhere")
     assert not {"JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "JAVA_OPTS", "NEO4J_CONF"} & set(
         env
     )
@@ -121,9 +123,9 @@ def test_java_env_drops_options_the_jvm_would_pick_up(monkeypatch: pytest.Monkey
 
 def test_state_file_round_trips_and_rejects_garbage(tmp_path: Path) -> None:
     path = tmp_path / "state.json"
-    state = manager._RunState(pid=123, port=7687, version="5.26.30", started_at="now")
-    manager._write_state(path, state)
-    assert manager._read_state(path) == state
+    state = files.RunState(pid=123, port=7687, version="5.26.30", started_at="now")
+    files.write_state(path, state)
+    assert files.read_state(path) == state
     for garbage in (
         "",
         "{",
@@ -132,8 +134,8 @@ def test_state_file_round_trips_and_rejects_garbage(tmp_path: Path) -> None:
         '{"pid": "1", "port": 1, "version": "x", "started_at": "y"}',
     ):
         path.write_text(garbage)
-        assert manager._read_state(path) is None
-    assert manager._read_state(tmp_path / "missing.json") is None
+        assert files.read_state(path) is None
+    assert files.read_state(tmp_path / "missing.json") is None
 
 
 def test_dead_pid_in_state_file_reports_not_running(db: LocalNeo4j) -> None:
@@ -173,7 +175,7 @@ def test_process_check_wants_this_exact_instance_and_no_zombie(tmp_path: Path) -
         proc.kill()
         # Unreaped, the child is a zombie: os.kill(pid, 0) would still succeed on it.
         deadline = time.monotonic() + 10
-        while (info := manager._process_info(proc.pid)) is not None and info[0] != "Z":
+        while psutil.Process(proc.pid).status() != psutil.STATUS_ZOMBIE:
             assert time.monotonic() < deadline
             time.sleep(0.05)
         assert not is_neo4j_process(proc.pid, home)
@@ -283,8 +285,8 @@ def test_last_port_is_kept_when_free(db: LocalNeo4j) -> None:
 
 def test_lock_wait_is_bounded(tmp_path: Path) -> None:
     with (
-        manager._flock(tmp_path / ".lock"),
+        files.exclusive(tmp_path / ".lock"),
         pytest.raises(LocalNeo4jError, match="another"),
-        manager._flock(tmp_path / ".lock", timeout=0.3),
+        files.exclusive(tmp_path / ".lock", timeout=0.3),
     ):
         pass

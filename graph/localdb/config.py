@@ -1,0 +1,151 @@
+"""What a local Neo4j instance is run with: the version from the pom, its neo4j.conf, the JVM
+command line and environment.
+
+The server is started as a plain JVM (not through Neo4j's launcher), so every flag the launcher
+would add is spelled out here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Final
+
+from graph.localdb.errors import LocalNeo4jError
+
+POM: Final = Path(__file__).with_name("pom.xml")
+
+
+def _pom_version(pom: Path) -> str:
+    # The pom is the single source of truth so the jars mvn fetches and the version we
+    # report can never disagree.
+    try:
+        root = ET.parse(pom).getroot()
+    except (OSError, ET.ParseError) as exc:
+        raise LocalNeo4jError(f"cannot read {pom}: {exc}; reinstall Reverie") from exc
+    node = root.find("m:properties/m:neo4j.version", {"m": "http://maven.apache.org/POM/4.0.0"})
+    if node is None or not (node.text or "").strip():
+        raise LocalNeo4jError(f"{pom} has no <neo4j.version> property; reinstall Reverie")
+    return (node.text or "").strip()
+
+
+NEO4J_VERSION: Final = _pom_version(POM)
+
+MAIN_CLASS: Final = "org.neo4j.server.CommunityEntryPoint"
+ADMIN_CLASS: Final = "org.neo4j.server.startup.Neo4jAdminCommand"
+USERNAME: Final = "neo4j"
+HEAP_SIZE: Final = "1g"
+PAGECACHE_SIZE: Final = "512m"
+TRANSACTION_MEMORY_MAX: Final = "512m"
+INSTANCE_SUBDIRS: Final = ("conf", "data", "logs", "run", "plugins", "import")
+
+# The flags upstream's default neo4j.conf passes via server.jvm.additional. Without the
+# add-opens, the page cache and transaction logs silently fall back to slower paths (a WARN in
+# debug.log, not a failure). --enable-native-access is accepted by Java 17. AlwaysPreTouch is
+# left out on purpose: it would commit the whole heap at start on a developer machine.
+JVM_FLAGS: tuple[str, ...] = (
+    "-XX:+UseG1GC",
+    "-XX:-OmitStackTraceInFastThrow",
+    "-XX:+UnlockExperimentalVMOptions",
+    "-XX:+TrustFinalNonStaticFields",
+    "-XX:+DisableExplicitGC",
+    "-Djdk.nio.maxCachedBufferSize=1024",
+    "-Dio.netty.tryReflectionSetAccessible=true",
+    "-Djdk.tls.ephemeralDHKeySize=2048",
+    "-Djdk.tls.rejectClientInitiatedRenegotiation=true",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--enable-native-access=ALL-UNNAMED",
+    "-Dlog4j2.disable.jmx=true",
+    "-Dlog4j.layout.jsonTemplate.maxStringLength=32768",
+    "-Dfile.encoding=UTF-8",
+)
+
+# The JVM reads these itself even on a direct call: _JAVA_OPTIONS overrides our -Xmx, the
+# others can add agents or flags. JAVA_OPTS only matters to Neo4j's launcher (used by the
+# admin command), where it replaces the launcher's own flags.
+_JAVA_ENV_NOISE: Final = ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "JAVA_OPTS", "CLASSPATH")
+_BOLT_PORT_LINE: Final = re.compile(r"^server\.bolt\.listen_address=.*:(\d+)\s*$", re.MULTILINE)
+
+
+def bolt_uri(port: int) -> str:
+    return f"bolt://127.0.0.1:{port}"
+
+
+def render_config(*, instance_dir: Path, lib_dir: Path, bolt_port: int) -> str:
+    """Return neo4j.conf for one instance; strict validation rejects unknown names (exit 3)."""
+    address = f"127.0.0.1:{bolt_port}"
+    settings = [
+        *(f"server.directories.{sub}={instance_dir / sub}" for sub in INSTANCE_SUBDIRS[1:]),
+        # The admin command's launcher builds its classpath from here.
+        f"server.directories.lib={lib_dir}",
+        "server.default_listen_address=127.0.0.1",
+        "server.default_advertised_address=127.0.0.1",
+        "server.bolt.enabled=true",
+        f"server.bolt.listen_address={address}",
+        f"server.bolt.advertised_address={address}",
+        "server.http.enabled=false",
+        "server.https.enabled=false",
+        "dbms.security.auth_enabled=true",
+        "dbms.usage_report.enabled=false",
+        "client.allow_telemetry=false",
+        # The JVM gets -Xms/-Xmx directly; these keep Neo4j's memory checks and diagnostics true.
+        f"server.memory.heap.initial_size={HEAP_SIZE}",
+        f"server.memory.heap.max_size={HEAP_SIZE}",
+        f"server.memory.pagecache.size={PAGECACHE_SIZE}",
+        f"dbms.memory.transaction.total.max={TRANSACTION_MEMORY_MAX}",
+        # Preallocation fills 256 MiB per database up front (515 MB for an empty instance);
+        # three instances per developer make that a real cost for no gain at this scale.
+        "db.tx_log.preallocate=false",
+        # Netty otherwise idles 5 s twice after the databases are already closed: stop took 10 s.
+        "internal.dbms.bolt.netty_server_shutdown_quiet_period=0",
+    ]
+    header = "# Written by Reverie before every start; edits here are overwritten.\n"
+    return header + "\n".join(settings) + "\n"
+
+
+def configured_port(conf_file: Path) -> int | None:
+    """The Bolt port an instance's neo4j.conf names, if it exists and names one."""
+    try:
+        match = _BOLT_PORT_LINE.search(conf_file.read_text())
+    except OSError:
+        return None
+    return int(match.group(1)) if match else None
+
+
+def jvm_command(java: str, lib_dir: Path, instance_dir: Path) -> list[str]:
+    """Return the argv that runs the server in the foreground (console mode)."""
+    return [
+        java,
+        f"-Xms{HEAP_SIZE}",
+        f"-Xmx{HEAP_SIZE}",
+        *JVM_FLAGS,
+        "-cp",
+        f"{lib_dir}/*",
+        MAIN_CLASS,
+        f"--home-dir={instance_dir}",
+        f"--config-dir={instance_dir / 'conf'}",
+        "--console-mode",
+    ]
+
+
+def java_env(**extra: str) -> dict[str, str]:
+    noise = {*_JAVA_ENV_NOISE, "NEO4J_HOME", "NEO4J_CONF"}
+    return {**{k: v for k, v in os.environ.items() if k not in noise}, **extra}
+
+
+def find_java() -> str:
+    java_home = os.environ.get("JAVA_HOME")
+    if java_home and (Path(java_home) / "bin" / "java").is_file():
+        return str(Path(java_home) / "bin" / "java")
+    java = shutil.which("java")
+    if java is None:
+        raise LocalNeo4jError(
+            f"Java not found (no JAVA_HOME, no `java` on PATH). Neo4j {NEO4J_VERSION} needs Java 17 "
+            "or 21: install a JDK (e.g. `apt-get install openjdk-17-jre-headless`) and retry."
+        )
+    return java

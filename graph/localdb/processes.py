@@ -1,0 +1,125 @@
+"""The server's process: launching it detached, telling it from other processes, and ending it.
+
+A pid in a state file may be dead, a zombie, or reused by another program; only a live process
+whose command line names this instance's home counts as the instance's server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import IO, Final
+
+import psutil
+
+from graph.localdb.config import MAIN_CLASS
+from graph.localdb.errors import LocalNeo4jError
+
+# Neo4j's own codes. On a direct call nearly every failure comes out as 1 (a store locked by
+# another process and an unknown setting both did here), so the log tail is what explains it.
+_EXIT_MEANINGS: Final = {
+    1: "startup failed (store locked by another process, unknown setting, port taken, ...)",
+    2: "the database failed to start",
+    3: "the configuration is invalid",
+}
+
+# Popen objects of servers this process launched: keeps them from being collected (which warns
+# "still running") and lets us read the exit code and reap zombies.
+_CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
+
+
+def launch(command: list[str], cwd: Path, env: dict[str, str], log: IO[bytes]) -> int:
+    """Start `command` in its own session (a Ctrl-C aimed at the caller must not reach the
+    server), its output appended to `log`; return its pid."""
+    proc = subprocess.Popen(
+        command,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    _CHILDREN[proc.pid] = proc
+    return proc.pid
+
+
+def _home_argument(instance_dir: Path) -> str:
+    return f"--home-dir={instance_dir}"
+
+
+def is_neo4j_process(pid: int, instance_dir: Path) -> bool:
+    """True if pid is a live server of this instance; false for dead, zombie or reused pids."""
+    child = _CHILDREN.get(pid)
+    if child is not None:
+        # Our own child: its exit status and launch arguments are the truth. Its command line is
+        # the parent's until it has exec'd java, which would make it look foreign.
+        launched = [str(arg) for arg in child.args] if isinstance(child.args, list) else []
+        return child.poll() is None and _home_argument(instance_dir) in launched
+    try:
+        process = psutil.Process(pid)
+        with process.oneshot():
+            if process.status() == psutil.STATUS_ZOMBIE:
+                return False
+            argv = process.cmdline()
+    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+        return False
+    return MAIN_CLASS in argv and _home_argument(instance_dir) in argv
+
+
+def find_server(instance_dir: Path) -> int | None:
+    """A server of this instance whose state file was lost, so a second one is never launched
+    on its store."""
+    home = _home_argument(instance_dir)
+    for process in psutil.process_iter(["cmdline"]):
+        argv = process.info["cmdline"] or []
+        if home in argv and is_neo4j_process(process.pid, instance_dir):
+            return process.pid
+    return None
+
+
+def exit_meaning(pid: int) -> str:
+    """Why a server this process launched has exited, as far as its exit code says."""
+    child = _CHILDREN.get(pid)
+    code = None
+    if child is not None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            code = child.wait(timeout=5)
+    if code is None:
+        return "exited with an unknown code"
+    return f"exited with code {code}: {_EXIT_MEANINGS.get(code, 'see the log below')}"
+
+
+def terminate(pid: int, instance_dir: Path, timeout: float) -> None:
+    """SIGTERM runs Neo4j's shutdown hook (checkpoint, clean store); SIGKILL is the fallback."""
+    for send, wait in ((psutil.Process.terminate, timeout), (psutil.Process.kill, 10.0)):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            send(psutil.Process(pid))
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if not is_neo4j_process(pid, instance_dir):
+                _CHILDREN.pop(pid, None)
+                return
+            time.sleep(0.1)
+    raise LocalNeo4jError(f"Neo4j pid {pid} survived SIGKILL; check it with `ps -p {pid}`")
+
+
+def free_port() -> int:
+    """A loopback port the OS reports free right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        # Same option Netty binds with, so lingering TIME_WAIT sockets don't count as busy.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True

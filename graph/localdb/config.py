@@ -103,6 +103,12 @@ def render_config(*, instance_dir: Path, lib_dir: Path, bolt_port: int) -> str:
         "db.tx_log.preallocate=false",
         # Netty otherwise idles 5 s twice after the databases are already closed: stop took 10 s.
         "internal.dbms.bolt.netty_server_shutdown_quiet_period=0",
+        # Lucene searches every segment of a vector index for all the neighbours asked for, so
+        # search time grows with the segment count. Each committed write adds a segment, and
+        # Neo4j's default merge factor (50) lets up to 49 pile up per size level. Lucene's own
+        # default, 10, measured here at 120,000 vectors after 3,000 single writes: a 30-neighbour
+        # search 3.8 ms at the median instead of 9.4, writes no slower (6.0 ms against 6.2).
+        "internal.dbms.index.vector.standard_merge_factor=10",
     ]
     header = "# Written by Reverie before every start; edits here are overwritten.\n"
     return header + "\n".join(settings) + "\n"

@@ -13,9 +13,10 @@ fusion was chosen over reciprocal-rank fusion by measurement on the LoCoMo devel
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import partial
 from typing import Any, Final, Literal
 
 import anyio
@@ -182,6 +183,7 @@ async def _semantic_lists(
         model_id=query.model_id,
         statuses={EmbeddedKind(kind): request.statuses(kind) for kind in _KINDS},
         limit=request.candidates,
+        enough=request.limit,
         min_score=query.min_score,
         known_at=request.known_at,
         valid_at=request.valid_at,
@@ -226,6 +228,17 @@ async def _annotate(
     return items, [ClarificationView(**row["clarification"]) for row in rows]
 
 
+async def _together(*jobs: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """Run `jobs` concurrently, each in its own transaction; the first failure is raised as
+    itself (Neo4j unreachable, bad input), so it maps to its clear message."""
+    try:
+        async with anyio.create_task_group() as group:
+            for job in jobs:
+                group.start_soon(job)
+    except BaseExceptionGroup as failed:
+        raise failed.exceptions[0] from None
+
+
 @dataclass
 class _Lanes:
     lexical: dict[Kind, list[Row]] = field(default_factory=dict)
@@ -235,9 +248,9 @@ class _Lanes:
 async def _run_lanes(
     graph: ProfileGraph, request: RecallRequest, terms: str, embedder: Embedder | None
 ) -> _Lanes:
-    """Both lanes at once, each in its own read transaction: the database answers the lexical
-    search while the model encodes the query (outside any transaction: a retried transaction
-    must not re-run it), and the two searches then run side by side."""
+    """Both lanes at once: the database answers the lexical search while the model encodes the
+    query (outside any transaction: a retried transaction must not re-run it), and the two
+    searches then run side by side."""
     lanes = _Lanes()
 
     async def lexical() -> None:
@@ -247,16 +260,35 @@ async def _run_lanes(
         query = _QueryVector(await model.query(request.query), model.model_id, model.spec.min_score)
         lanes.semantic = await graph.read(_semantic_lists, request, query)
 
-    try:
-        async with anyio.create_task_group() as group:
-            group.start_soon(lexical)
-            if embedder is not None:
-                group.start_soon(semantic, embedder)
-    except BaseExceptionGroup as failed:
-        # A lane's own error (Neo4j unreachable, bad input) must reach the caller as itself, so
-        # it maps to its clear message; both lanes failing share one cause.
-        raise failed.exceptions[0] from None
+    await _together(lexical, *([partial(semantic, embedder)] if embedder is not None else []))
     return lanes
+
+
+@dataclass
+class _Found:
+    items: list[RecallItem]
+    clarifications: list[ClarificationView] = field(default_factory=list)
+    dreams: list[RelatedDream] = field(default_factory=list)
+
+
+async def _around(
+    graph: ProfileGraph, request: RecallRequest, found: _Found, related_dreams: RelatedDreamsLane | None
+) -> None:
+    """What goes with the results, read side by side: their evidence and open clarifications,
+    and the related dreams."""
+
+    async def annotate() -> None:
+        found.items, found.clarifications = await graph.read(_annotate, request, found.items)
+
+    async def dreams(lane: RelatedDreamsLane) -> None:
+        try:
+            found.dreams = await lane(graph, request.query, [item.id for item in found.items])
+        except Exception:
+            # Trigger: the optional dreams lane failed. Why: recall must never fail because of
+            # it. Outcome: logged with its traceback, and recall returns no related dreams.
+            log.exception("related_dreams lane failed; returning recall without it")
+
+    await _together(annotate, *([partial(dreams, related_dreams)] if related_dreams is not None else []))
 
 
 async def recall(
@@ -270,16 +302,11 @@ async def recall(
     # Stored times all carry an offset; a naive bound would compare as null and match nothing.
     request = replace(request, valid_at=as_utc(request.valid_at), known_at=as_utc(request.known_at))
     lanes = await _run_lanes(graph, request, terms, embedder)
-    fused = _fuse(lanes.lexical, lanes.semantic, request.limit)
-    items, clarifications = await graph.read(_annotate, request, fused)
-    dreams: list[RelatedDream] = []
-    if related_dreams is not None:
-        try:
-            dreams = await related_dreams(graph, request.query, [item.id for item in items])
-        except Exception:
-            # Trigger: the optional dreams lane failed. Why: recall must never fail because of
-            # it. Outcome: logged with its traceback, and recall returns no related dreams.
-            log.exception("related_dreams lane failed; returning recall without it")
+    found = _Found(_fuse(lanes.lexical, lanes.semantic, request.limit))
+    await _around(graph, request, found, related_dreams)
     return RecallResult(
-        query=request.query, results=items, clarifications=clarifications, related_dreams=dreams
+        query=request.query,
+        results=found.items,
+        clarifications=found.clarifications,
+        related_dreams=found.dreams,
     )

@@ -4,17 +4,19 @@ The vector index is shared by every profile and cannot filter before it ranks, s
 profile beside a large neighbour would find only the neighbour's vectors among the index's
 nearest. Per kind, the lane therefore:
 
-1. asks the shared index (fragments, claims and facts of every profile) for
-   `limit * FIRST_FETCH_FACTOR` neighbours, filtered on profile, model and status;
-2. when fewer than `limit` of those were this profile's: reads each kind of which the profile
+1. asks the shared index (fragments, claims and facts of every profile) for `limit`
+   neighbours, filtered on profile, model and status;
+2. when fewer than `enough` of those were this profile's: reads each kind of which the profile
    holds up to `EXACT_LIMIT` vectors whole (an exact cosine over exactly its nodes, found through
    the (profile_id, embedding_model) index, so no neighbour can crowd them out), and asks the
    index again for eight times as many neighbours for the larger kinds, up to `MAX_FETCH`.
 
 A profile alone in its database (the usual case) is served by step 1 in one round trip. A
 large profile crowded out even at `MAX_FETCH` gets fewer semantic candidates (logged); its
-lexical lane is unaffected. Reading whole costs about 11 microseconds a vector here, the index
-a few milliseconds a search; figures in the README ("Semantic memory").
+lexical lane is unaffected. Reading whole costs about 11 microseconds a vector here. An index
+search costs in proportion to how many neighbours it is asked for (Lucene searches each segment
+of the index for all of them: about 9 ms for 30 and 16 ms for 60 at 120,000 vectors), so the
+first search asks for no more than the fusion takes; figures in the README ("Semantic memory").
 """
 
 from __future__ import annotations
@@ -34,7 +36,6 @@ log = logging.getLogger(__name__)
 
 # Reading 1,000 vectors whole costs about 12 ms here.
 EXACT_LIMIT: Final = 1_000
-FIRST_FETCH_FACTOR: Final = 2
 MAX_FETCH: Final = 4_000
 Row = dict[str, Any]
 
@@ -45,6 +46,8 @@ class SemanticSearch:
     model_id: str
     statuses: Mapping[EmbeddedKind, Sequence[str]]
     limit: int
+    # Fewer of the profile's own memories than this among the first neighbours widens the search.
+    enough: int
     # Nearest is not the same as related: rows scoring under this are dropped after the search.
     min_score: float
     known_at: datetime | None
@@ -63,15 +66,11 @@ class SemanticSearch:
 async def semantic_lists(tx: ProfileTx, search: SemanticSearch) -> dict[EmbeddedKind, list[Row]]:
     """Each searched kind's nearest live memories of this profile, best first."""
     kinds = list(q.SEARCHED_KINDS)
-    rows = await tx.run(q.NEAREST, **_params(search, exact=[], indexed=kinds, fetch=_first_fetch(search)))
-    if len(rows) < search.limit:
+    rows = await tx.run(q.NEAREST, **_params(search, exact=[], indexed=kinds, fetch=search.limit))
+    if len(rows) < search.enough:
         rows = await _widened(tx, search, rows)
     found = {kind: [row for row in rows if row["kind"] == kind.value] for kind in kinds}
     return {kind: [row for row in rows if row["score"] >= search.min_score] for kind, rows in found.items()}
-
-
-def _first_fetch(search: SemanticSearch) -> int:
-    return search.limit * FIRST_FETCH_FACTOR
 
 
 async def _widened(tx: ProfileTx, search: SemanticSearch, rows: list[Row]) -> list[Row]:
@@ -82,14 +81,14 @@ async def _widened(tx: ProfileTx, search: SemanticSearch, rows: list[Row]) -> li
     exact = [kind for kind in q.SEARCHED_KINDS if 0 < sizes[kind] <= EXACT_LIMIT]
     indexed = [kind for kind in q.SEARCHED_KINDS if sizes[kind] > EXACT_LIMIT]
     kept = {kind: [row for row in rows if row["kind"] == kind.value] for kind in q.SEARCHED_KINDS}
-    fetch = _first_fetch(search)
+    fetch = search.limit
     while exact or indexed:
         fetch = min(fetch * 8, MAX_FETCH)
         found = await tx.run(q.NEAREST, **_params(search, exact=exact, indexed=indexed, fetch=fetch))
         for kind in (*exact, *indexed):
             kept[kind] = [row for row in found if row["kind"] == kind.value]
         exact = []
-        if fetch >= MAX_FETCH or sum(len(kept[kind]) for kind in indexed) >= search.limit:
+        if fetch >= MAX_FETCH or sum(len(kept[kind]) for kind in indexed) >= search.enough:
             break
     if fetch >= MAX_FETCH:
         log.info("semantic lane: short of %d after %d neighbours", search.limit, fetch)

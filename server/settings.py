@@ -15,6 +15,7 @@ from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig
 from graph.dreams.host_model import HostModelLimits
 from graph.embedding.catalog import DEFAULT_MODEL, MODELS, SEMANTIC_OFF
 from graph.errors import InvalidInputError
+from graph.localdb.config import default_home
 
 
 class SettingsError(Exception):
@@ -33,7 +34,7 @@ class ReverieSettings(BaseSettings):
     neo4j_password: str | None = None
     neo4j_database: str | None = None
     reverie_home: Path = Field(
-        default_factory=lambda: Path.home() / ".local" / "share" / "reverie",
+        default_factory=default_home,
         description="Where the managed Neo4j's jars and data, and the local token file, live",
     )
     reverie_profile: str = Field(

@@ -72,6 +72,12 @@ _JAVA_ENV_NOISE: Final = ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTION
 _BOLT_PORT_LINE: Final = re.compile(r"^server\.bolt\.listen_address=.*:(\d+)\s*$", re.MULTILINE)
 
 
+def default_home() -> Path:
+    """Where Reverie keeps the Neo4j jars and instances, the models and the local token file
+    when REVERIE_HOME does not say otherwise."""
+    return Path.home() / ".local" / "share" / "reverie"
+
+
 def bolt_uri(port: int) -> str:
     return f"bolt://127.0.0.1:{port}"
 

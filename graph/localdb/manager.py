@@ -27,6 +27,7 @@ from graph.localdb.config import (
     USERNAME,
     bolt_uri,
     configured_port,
+    default_home,
     find_java,
     java_env,
     jvm_command,
@@ -120,7 +121,7 @@ class LocalNeo4j:
     @classmethod
     def default_home(cls) -> Path:
         env = os.environ.get("REVERIE_HOME")
-        return Path(env).expanduser() if env else Path.home() / ".local" / "share" / "reverie"
+        return Path(env).expanduser() if env else default_home()
 
     def is_installed(self) -> bool:
         return jars_installed(self.lib_dir, self.install_marker)

@@ -21,7 +21,7 @@ from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
 from neo4j.graph import Node
 from neo4j.time import DateTime as Neo4jDateTime
 
-from graph.errors import GraphUnavailableError, InvalidInputError, ProfileOverrideError
+from graph.errors import GraphUnavailableError, InvalidInputError, MissingRowError, ProfileOverrideError
 from graph.scope import ScopedQuery
 from graph.text import profile_key
 
@@ -103,6 +103,14 @@ class ProfileTx:
     async def single(self, query: ScopedQuery, /, **params: Any) -> dict[str, Any] | None:
         rows = await self.run(query, **params)
         return rows[0] if rows else None
+
+    async def one(self, query: ScopedQuery, /, **params: Any) -> dict[str, Any]:
+        """The first row of a query that must return one; none raises MissingRowError, which
+        rolls the transaction back."""
+        row = await self.single(query, **params)
+        if row is None:
+            raise MissingRowError(query.name)
+        return row
 
 
 class ProfileGraph:

@@ -6,7 +6,9 @@ clear tool error without ever matching on message text.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+
+from pydantic import ValidationError
 
 
 class ReverieError(Exception):
@@ -25,6 +27,18 @@ class NotFoundError(ReverieError):
         )
         self.kind = kind
         self.item_id = item_id
+
+
+class MissingRowError(ReverieError):
+    """A query that must return a row (a write that creates or updates a node it just matched)
+    returned none: the graph changed under the transaction, which was rolled back."""
+
+    def __init__(self, query_name: str) -> None:
+        super().__init__(
+            f"Reverie's query {query_name!r} found nothing where it must find a row; the memory "
+            "changed at the same moment and nothing was saved. Try the request again."
+        )
+        self.query_name = query_name
 
 
 class InvalidTransitionError(ReverieError):
@@ -70,3 +84,11 @@ class UnscopedQueryError(ReverieError):
 
 class ProfileOverrideError(ReverieError):
     """A caller tried to pass its own profile id into a profile-scoped query."""
+
+
+def validation_problems(error: ValidationError, name: Callable[[str], str] = str) -> str:
+    """Pydantic's findings as one line a person can act on: "field: problem; field: problem"."""
+    return "; ".join(
+        f"{name('.'.join(str(part) for part in item['loc'])) or 'value'}: {item['msg']}"
+        for item in error.errors()
+    )

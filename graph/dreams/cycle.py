@@ -81,8 +81,7 @@ def plan_cycle(request: CycleRequest, config: DreamingConfig, now: datetime) -> 
 
 
 async def _claim_lock(tx: ProfileTx, plan: CyclePlan, request: CycleRequest) -> None:
-    row = await tx.single(q.CLAIM_CYCLE_LOCK, now=plan.started_at)
-    assert row is not None
+    row = await tx.one(q.CLAIM_CYCLE_LOCK, now=plan.started_at)
     if row["holder"] and row["lease"] and row["lease"] > plan.started_at:
         raise CycleAlreadyRunningError(row["holder"], row["lease"].isoformat())
     if request.scheduled_date is not None:

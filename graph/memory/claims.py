@@ -33,6 +33,7 @@ from graph.memory.policy import (
     rule_for,
     truth_score,
 )
+from graph.memory.records import ClaimSupport, SlotFact, StoredClaim, clarification_view, fact_view
 from graph.memory.verifier import SELF_SUBJECTS, ClaimStatement, ClaimVerifier, Verdict, Verification
 from graph.text import normalize
 
@@ -86,7 +87,7 @@ async def upsert_claim(
     fragment_ids: list[str],
     now: datetime,
     vectors: PassageVectors | None = None,
-) -> dict[str, Any]:
+) -> StoredClaim:
     """Reuse the open claim with the same statement, or create it; then link its support.
 
     With `vectors` (computed before the transaction), the claim gets its statement's vector."""
@@ -94,21 +95,22 @@ async def upsert_claim(
     row = await tx.single(q.FIND_OPEN_CLAIM, claim_key=fields["claim_key"])
     if row is None:
         fields["id"] = str(uuid.uuid4())
-        row = await tx.single(
+        created = await tx.one(
             q.CREATE_CLAIM, fields=fields, now=now, **vector_properties(vectors, fields["text"])
         )
+        stored = StoredClaim.from_row(created)
     else:
-        if vectors is not None and row["claim"].get("embedding_model") != vectors.model_id:
-            await vectors.store(tx, EmbeddedKind.CLAIM, row["claim"]["id"], row["claim"]["text"])
+        found = StoredClaim.from_row(row)
+        if vectors is not None and found.embedding_model != vectors.model_id:
+            await vectors.store(tx, EmbeddedKind.CLAIM, found.id, found.text)
         # A restatement may come with more confidence than before; keep the best seen.
         better = {
-            "extract_conf": max(row["claim"]["extract_conf"], claim.extract_conf),
-            "resolution_conf": max(row["claim"]["resolution_conf"], claim.resolution_conf),
+            "extract_conf": max(found.extract_conf, claim.extract_conf),
+            "resolution_conf": max(found.resolution_conf, claim.resolution_conf),
         }
-        row = await tx.single(q.SET_CLAIM_STATE, id=row["claim"]["id"], fields=better)
-    assert row is not None
-    await tx.run(q.LINK_SUPPORT, claim_id=row["claim"]["id"], fragment_ids=fragment_ids)
-    return dict(row["claim"])
+        stored = StoredClaim.from_row(await tx.one(q.SET_CLAIM_STATE, id=found.id, fields=better))
+    await tx.run(q.LINK_SUPPORT, claim_id=stored.id, fragment_ids=fragment_ids)
+    return stored
 
 
 @dataclass(frozen=True)
@@ -118,27 +120,23 @@ class Assessment:
     status: ClaimStatus
 
 
-async def assess_claim(tx: ProfileTx, claim: dict[str, Any], verifier: ClaimVerifier) -> Assessment:
+async def assess_claim(tx: ProfileTx, claim: StoredClaim, verifier: ClaimVerifier) -> Assessment:
     """Verify a stored claim against its active, independent supporting fragments."""
-    support = await tx.single(q.CLAIM_SUPPORT, claim_id=claim["id"], window=VERIFY_WINDOW)
-    assert support is not None
+    support = ClaimSupport.from_row(await tx.one(q.CLAIM_SUPPORT, claim_id=claim.id, window=VERIFY_WINDOW))
     statement = ClaimStatement(
-        subject=claim["subject"],
-        predicate=claim["predicate"],
-        object=claim["object"],
-        polarity=claim["polarity"],
+        subject=claim.subject, predicate=claim.predicate, object=claim.object, polarity=claim.polarity
     )
-    verification = verifier.verify(statement, list(support["texts"]))
+    verification = verifier.verify(statement, list(support.texts))
     evidence = ClaimEvidence(
-        extract_conf=claim["extract_conf"],
-        resolution_conf=claim["resolution_conf"],
-        modality=claim["modality"],
+        extract_conf=claim.extract_conf,
+        resolution_conf=claim.resolution_conf,
+        modality=claim.modality,
         verdict=verification.verdict,
-        support_count=int(support["support_count"]),
-        best_source_quality=float(support["best_quality"]),
+        support_count=support.support_count,
+        best_source_quality=support.best_quality,
     )
     status = _STATUS_BY_VERDICT[verification.verdict]
-    if claim["status"] == ClaimStatus.PROMOTED and status is ClaimStatus.VALIDATED:
+    if claim.status is ClaimStatus.PROMOTED and status is ClaimStatus.VALIDATED:
         status = ClaimStatus.PROMOTED
     return Assessment(verification, evidence, status)
 
@@ -155,7 +153,7 @@ class Promotion:
 
 async def promote_claim(
     tx: ProfileTx,
-    claim: dict[str, Any],
+    claim: StoredClaim,
     assessment: Assessment,
     now: datetime,
     *,
@@ -164,29 +162,28 @@ async def promote_claim(
     """Apply the gates and the slot's policy. `overrule` names a fact the person chose to replace."""
     if assessment.verification.verdict is not Verdict.ENTAILED:
         return Promotion(PromotionOutcome.NOT_VALIDATED)
-    rule = rule_for(claim["predicate"])
+    rule = rule_for(claim.predicate)
     gates = check_gates(rule, assessment.evidence)
     if not gates.passed:
         return Promotion(PromotionOutcome.GATE_REJECTED, failed_gates=tuple(str(g) for g in gates.failed))
     score = truth_score(rule, assessment.evidence)
-    rows = await tx.run(q.LOCK_SLOT_ACTIVE_FACTS, slot=claim["slot"], now=now)
-    active = [row["fact"] for row in rows if row["fact"] is not None]
-    same = next((fact for fact in active if fact["claim_key"] == claim["claim_key"]), None)
+    rows = await tx.run(q.LOCK_SLOT_ACTIVE_FACTS, slot=claim.slot, now=now)
+    active = [fact for fact in map(SlotFact.from_row, rows) if fact is not None]
+    same = next((fact for fact in active if fact.claim_key == claim.claim_key), None)
     if same is not None:
-        row = await tx.single(q.UPDATE_FACT_SCORE, id=same["id"], truth_score=score)
-        assert row is not None
-        await tx.run(q.SET_CLAIM_STATE, id=claim["id"], fields={"status": ClaimStatus.PROMOTED.value})
-        return Promotion(PromotionOutcome.PROMOTED, fact=FactView(**row["fact"]), status=ClaimStatus.PROMOTED)
+        fact = fact_view(await tx.one(q.UPDATE_FACT_SCORE, id=same.id, truth_score=score))
+        await tx.run(q.SET_CLAIM_STATE, id=claim.id, fields={"status": ClaimStatus.PROMOTED.value})
+        return Promotion(PromotionOutcome.PROMOTED, fact=fact, status=ClaimStatus.PROMOTED)
     conflicting = active[0] if active and rule.policy is PredicatePolicy.SINGLE_CURRENT else None
     if conflicting is None:
         return await _create_fact(tx, claim, rule, score, now, replaces=None)
-    if overrule == conflicting["id"]:
-        return await _create_fact(tx, claim, rule, score, now, replaces=conflicting["id"])
-    strength = compare_strength(score, conflicting["truth_score"])
+    if overrule == conflicting.id:
+        return await _create_fact(tx, claim, rule, score, now, replaces=conflicting.id)
+    strength = compare_strength(score, conflicting.view.truth_score)
     if strength is Strength.STRONGER:
-        return await _create_fact(tx, claim, rule, score, now, replaces=conflicting["id"])
+        return await _create_fact(tx, claim, rule, score, now, replaces=conflicting.id)
     if strength is Strength.WEAKER:
-        await tx.run(q.SET_CLAIM_STATE, id=claim["id"], fields={"status": ClaimStatus.REJECTED.value})
+        await tx.run(q.SET_CLAIM_STATE, id=claim.id, fields={"status": ClaimStatus.REJECTED.value})
         return Promotion(PromotionOutcome.REJECTED_WEAKER, status=ClaimStatus.REJECTED)
     clarification = await _open_clarification(tx, claim, conflicting, now)
     return Promotion(
@@ -196,27 +193,24 @@ async def promote_claim(
 
 async def _create_fact(
     tx: ProfileTx,
-    claim: dict[str, Any],
+    claim: StoredClaim,
     rule: PredicateRule,
     score: float,
     now: datetime,
     *,
     replaces: str | None,
 ) -> Promotion:
-    row = await tx.single(
-        q.REVALIDATE_FACT, claim_id=claim["id"], slot=claim["slot"], truth_score=score, now=now
-    )
+    row = await tx.single(q.REVALIDATE_FACT, claim_id=claim.id, slot=claim.slot, truth_score=score, now=now)
     if row is None:
-        row = await tx.single(
+        row = await tx.one(
             q.CREATE_FACT,
-            claim_id=claim["id"],
+            claim_id=claim.id,
             id=str(uuid.uuid4()),
-            slot=claim["slot"],
+            slot=claim.slot,
             truth_score=score,
             now=now,
         )
-    assert row is not None
-    fact = FactView(**row["fact"])
+    fact = fact_view(row)
     if replaces is not None:
         await tx.run(q.SUPERSEDE_FACT, old_id=replaces, new_id=fact.id, now=now)
     return Promotion(
@@ -225,28 +219,28 @@ async def _create_fact(
 
 
 async def _open_clarification(
-    tx: ProfileTx, claim: dict[str, Any], fact: dict[str, Any], now: datetime
+    tx: ProfileTx, claim: StoredClaim, fact: SlotFact, now: datetime
 ) -> ClarificationView:
+    held = fact.view
     question = (
-        f"Memory says {fact['subject']} {fact['predicate'].replace('_', ' ')} {fact['object']}, but a new "
-        f"statement says {claim['object']}, with equal support. Which is right now? "
-        f"(confirm_memory claim_id={claim['id']}: accept_claim or keep_existing)"
+        f"Memory says {held.subject} {held.predicate.replace('_', ' ')} {held.object}, but a new "
+        f"statement says {claim.object}, with equal support. Which is right now? "
+        f"(confirm_memory claim_id={claim.id}: accept_claim or keep_existing)"
     )
-    row = await tx.single(
+    row = await tx.one(
         q.OPEN_CLARIFICATION,
-        claim_id=claim["id"],
-        fact_id=fact["id"],
+        claim_id=claim.id,
+        fact_id=fact.id,
         id=str(uuid.uuid4()),
         question=question,
         now=now,
     )
-    assert row is not None
-    return ClarificationView(**row["clarification"])
+    return clarification_view(row)
 
 
 async def settle_claim(
     tx: ProfileTx,
-    claim: dict[str, Any],
+    claim: StoredClaim,
     verifier: ClaimVerifier,
     now: datetime,
     *,
@@ -255,18 +249,18 @@ async def settle_claim(
 ) -> ClaimResult:
     """Verify a claim, record the verdict, and (when asked) try to promote it."""
     assessment = await assess_claim(tx, claim, verifier)
-    final = claim["status"] in (ClaimStatus.REJECTED, ClaimStatus.SUPERSEDED)
+    final = claim.status in (ClaimStatus.REJECTED, ClaimStatus.SUPERSEDED)
     promotion = (
         await promote_claim(tx, claim, assessment, now, overrule=overrule)
         if promote and not final
         else Promotion(PromotionOutcome.NOT_ATTEMPTED)
     )
     # A rejected or superseded claim keeps its status; a fresh verdict only informs.
-    status = promotion.status or (ClaimStatus(claim["status"]) if final else assessment.status)
+    status = promotion.status or (claim.status if final else assessment.status)
     flagged = None
-    if claim["status"] == ClaimStatus.PROMOTED and assessment.verification.verdict is Verdict.CONTRADICTED:
+    if claim.status is ClaimStatus.PROMOTED and assessment.verification.verdict is Verdict.CONTRADICTED:
         row = await tx.single(
-            q.FLAG_CONTRADICTED_FACT, claim_id=claim["id"], now=now, reason=assessment.verification.reason
+            q.FLAG_CONTRADICTED_FACT, claim_id=claim.id, now=now, reason=assessment.verification.reason
         )
         flagged = row["id"] if row else None
     fields = {
@@ -279,14 +273,14 @@ async def settle_claim(
         "failed_gates": list(promotion.failed_gates),
         "unsupported": assessment.evidence.support_count == 0,
     }
-    await tx.run(q.SET_CLAIM_STATE, id=claim["id"], fields=fields)
+    await tx.run(q.SET_CLAIM_STATE, id=claim.id, fields=fields)
     return ClaimResult(
-        claim_id=claim["id"],
-        subject=claim["subject"],
-        predicate=claim["predicate"],
-        object=claim["object"],
+        claim_id=claim.id,
+        subject=claim.subject,
+        predicate=claim.predicate,
+        object=claim.object,
         status=status,
-        verdict=assessment.verification.verdict.value,
+        verdict=assessment.verification.verdict,
         verifier=assessment.verification.verifier,
         verification_reason=assessment.verification.reason,
         outcome=promotion.outcome,

@@ -35,6 +35,14 @@ class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True)
 
 
+class Verdict(StrEnum):
+    """What a verifier concluded about a claim from its supporting fragments."""
+
+    ENTAILED = "entailed"
+    CONTRADICTED = "contradicted"
+    INSUFFICIENT = "insufficient"
+
+
 class FragmentStatus(StrEnum):
     ACTIVE = "active"
     RETRACTED = "retracted"
@@ -122,7 +130,7 @@ class ClaimResult(Frozen):
     predicate: str
     object: str
     status: ClaimStatus
-    verdict: str
+    verdict: Verdict
     verifier: str
     verification_reason: str
     outcome: PromotionOutcome
@@ -165,10 +173,11 @@ class Evidence(Frozen):
 
 
 RecallLane = Literal["lexical", "semantic"]
+RecallKind = Literal["fact", "claim", "fragment"]
 
 
 class RecallItem(Frozen):
-    kind: Literal["fact", "claim", "fragment"]
+    kind: RecallKind
     id: str
     text: str
     score: float = Field(description="Fused relevance, 0 to 1: half the lexical, half the semantic match")

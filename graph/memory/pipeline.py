@@ -32,7 +32,6 @@ from graph.memory.models import (
     ClaimInput,
     ClaimResult,
     ClaimStatus,
-    ClarificationView,
     ConfirmResult,
     FragmentRef,
     PromotionOutcome,
@@ -40,6 +39,7 @@ from graph.memory.models import (
     RetractResult,
 )
 from graph.memory.policy import rule_for, source_quality
+from graph.memory.records import StoredClaim, clarification_view
 from graph.memory.verifier import ClaimVerifier, LexicalVerifier
 from graph.text import normalize
 
@@ -143,7 +143,7 @@ async def _remember_in(tx: ProfileTx, request: RememberRequest, writing: _Writin
         # A retried call: the first one already processed its claims.
         return RememberResult(fragment=fragment, claims=[], clarifications=[])
     if fragment is None:
-        row = await tx.single(
+        row = await tx.one(
             q.CREATE_FRAGMENT,
             id=str(uuid.uuid4()),
             text=request.content,
@@ -158,7 +158,6 @@ async def _remember_in(tx: ProfileTx, request: RememberRequest, writing: _Writin
             occurred_at=as_utc(request.occurred_at) or writing.now,
             **vector_properties(writing.vectors, request.content),
         )
-        assert row is not None
         fragment = FragmentRef(id=row["id"], created=True)
     results = await _settle_claims(tx, request, fragment.id, writing)
     clarifications = [result.clarification for result in results if result.clarification is not None]
@@ -214,11 +213,11 @@ async def remember(
         return await graph.write(_remember_in, request, writing)
 
 
-async def _load_claim(tx: ProfileTx, claim_id: str) -> dict[str, Any]:
+async def _load_claim(tx: ProfileTx, claim_id: str) -> StoredClaim:
     row = await tx.single(q.GET_CLAIM, id=claim_id)
     if row is None:
         raise NotFoundError("claim", claim_id)
-    return dict(row["claim"])
+    return StoredClaim.from_row(row)
 
 
 _DECISIONS_BY_STATUS: dict[ClaimStatus, frozenset[str]] = {
@@ -232,12 +231,11 @@ async def _confirm_in(
     tx: ProfileTx, claim_id: str, decision: ConfirmDecision, verifier: ClaimVerifier, now: datetime
 ) -> ConfirmResult:
     claim = await _load_claim(tx, claim_id)
-    status = ClaimStatus(claim["status"])
-    allowed = _DECISIONS_BY_STATUS.get(status, frozenset())
+    allowed = _DECISIONS_BY_STATUS.get(claim.status, frozenset())
     if decision not in allowed:
-        raise InvalidTransitionError("claim", claim_id, status.value, decision, allowed)
+        raise InvalidTransitionError("claim", claim_id, claim.status.value, decision, allowed)
     row = await tx.single(q.OPEN_CLARIFICATION_FOR_CLAIM, claim_id=claim_id)
-    clarification = ClarificationView(**row["clarification"]) if row else None
+    clarification = clarification_view(row) if row else None
     if decision == "accept_claim":
         overrule = clarification.fact_id if clarification else None
         result = await settle_claim(tx, claim, verifier, now, promote=True, overrule=overrule)
@@ -249,9 +247,7 @@ async def _confirm_in(
         # one and either lost (rejected) or tied (a new question in `result.clarification`).
     else:
         await tx.run(q.SET_CLAIM_STATE, id=claim_id, fields={"status": ClaimStatus.REJECTED.value})
-        result = await settle_claim(
-            tx, {**claim, "status": ClaimStatus.REJECTED.value}, verifier, now, promote=False
-        )
+        result = await settle_claim(tx, claim.with_status(ClaimStatus.REJECTED), verifier, now, promote=False)
     if clarification is not None:
         await tx.run(q.RESOLVE_CLARIFICATION, id=clarification.id, resolution=decision, now=now)
     return ConfirmResult(claim=result, resolved_clarification_id=clarification.id if clarification else None)

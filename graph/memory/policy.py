@@ -14,17 +14,9 @@ from enum import StrEnum
 from types import MappingProxyType
 
 from graph.errors import InvalidInputError
+from graph.memory.models import Verdict
 
 ASSERTION_MODALITY = "assertion"
-
-
-class Verdict(StrEnum):
-    # What a verifier concluded from a claim's supporting fragments. It lives here, beside the
-    # entailment gate that reads it, so the verifier can take its cue words from this table;
-    # `graph.memory.verifier` re-exports it.
-    ENTAILED = "entailed"
-    CONTRADICTED = "contradicted"
-    INSUFFICIENT = "insufficient"
 
 
 class PredicatePolicy(StrEnum):

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 import anyio
 
@@ -34,10 +34,12 @@ from graph.memory.models import (
     FactStatus,
     FragmentStatus,
     RecallItem,
+    RecallKind,
     RecallLane,
     RecallResult,
     RelatedDream,
 )
+from graph.memory.records import FoundMemory, clarification_view
 from graph.memory.semantic import SemanticSearch, semantic_lists
 from graph.text import STOP_WORDS, fulltext_clause, tokens
 
@@ -49,8 +51,7 @@ MAX_RECALL_LIMIT = 50
 CANDIDATES_PER_RESULT: Final = 3
 MAX_CANDIDATES: Final = 150
 SEMANTIC_WEIGHT: Final = 0.5
-Kind = Literal["fact", "claim", "fragment"]
-Row = dict[str, Any]
+Kind = RecallKind
 
 
 @dataclass(frozen=True)
@@ -118,37 +119,36 @@ def _rescaled(scores: Sequence[float]) -> list[float]:
 
 @dataclass
 class _Candidate:
-    kind: Kind
-    row: Row
+    memory: FoundMemory
     lexical: float = 0.0
     semantic: float = 0.0
     lanes: list[RecallLane] = field(default_factory=list)
 
 
 def _fuse(
-    lexical: dict[Kind, list[Row]], semantic: dict[Kind, list[Row]] | None, limit: int
+    lexical: dict[Kind, list[FoundMemory]], semantic: dict[Kind, list[FoundMemory]] | None, limit: int
 ) -> list[RecallItem]:
     candidates: dict[str, _Candidate] = {}
-    for kind, rows in lexical.items():
-        for row, scaled in zip(rows, _rescaled([row["score"] for row in rows]), strict=True):
-            found = candidates.setdefault(row["id"], _Candidate(kind, row))
+    for memories in lexical.values():
+        for memory, scaled in zip(memories, _rescaled([m.score for m in memories]), strict=True):
+            found = candidates.setdefault(memory.id, _Candidate(memory))
             found.lexical, found.lanes = scaled, [*found.lanes, "lexical"]
-    near = [(kind, row) for kind, rows in (semantic or {}).items() for row in rows]
-    for (kind, row), scaled in zip(near, _rescaled([row["score"] for _, row in near]), strict=True):
-        found = candidates.setdefault(row["id"], _Candidate(kind, row))
+    near = [memory for memories in (semantic or {}).values() for memory in memories]
+    for memory, scaled in zip(near, _rescaled([m.score for m in near]), strict=True):
+        found = candidates.setdefault(memory.id, _Candidate(memory))
         found.semantic, found.lanes = scaled, [*found.lanes, "semantic"]
     weight = SEMANTIC_WEIGHT if semantic is not None else 0.0
     items = [
         RecallItem(
-            kind=found.kind,
-            id=found.row["id"],
-            text=found.row["text"],
+            kind=found.memory.kind,
+            id=found.memory.id,
+            text=found.memory.text,
             score=round((1 - weight) * found.lexical + weight * found.semantic, 6),
             lanes=found.lanes,
-            status=found.row["status"],
-            created_at=found.row["created_at"],
-            occurred_at=found.row.get("occurred_at"),
-            quality=float(found.row["quality"]),
+            status=found.memory.status,
+            created_at=found.memory.created_at,
+            occurred_at=found.memory.occurred_at,
+            quality=found.memory.quality,
         )
         for found in candidates.values()
     ]
@@ -156,7 +156,7 @@ def _fuse(
     return items[:limit]
 
 
-async def _lexical_lists(tx: ProfileTx, request: RecallRequest, terms: str) -> dict[Kind, list[Row]]:
+async def _lexical_lists(tx: ProfileTx, request: RecallRequest, terms: str) -> dict[Kind, list[FoundMemory]]:
     searches = [
         {"kind": kind, "index": search.index, "statuses": " OR ".join(request.statuses(kind))}
         for kind, search in _KINDS.items()
@@ -169,15 +169,15 @@ async def _lexical_lists(tx: ProfileTx, request: RecallRequest, terms: str) -> d
         known_at=request.known_at,
         valid_at=request.valid_at,
     )
-    ranked: dict[Kind, list[Row]] = {kind: [] for kind in _KINDS}
-    for row in sorted(rows, key=lambda row: -row["score"]):
-        ranked[row.pop("kind")].append(row)
+    ranked: dict[Kind, list[FoundMemory]] = {kind: [] for kind in _KINDS}
+    for memory in sorted(map(FoundMemory.from_row, rows), key=lambda memory: -memory.score):
+        ranked[memory.kind].append(memory)
     return ranked
 
 
 async def _semantic_lists(
     tx: ProfileTx, request: RecallRequest, query: _QueryVector
-) -> dict[Kind, list[Row]]:
+) -> dict[Kind, list[FoundMemory]]:
     search = SemanticSearch(
         vector=query.vector,
         model_id=query.model_id,
@@ -225,7 +225,7 @@ async def _annotate(
             for item in items
         ]
     rows = await tx.run(q.CLARIFICATIONS_TOUCHING, ids=[item.id for item in items], limit=request.limit)
-    return items, [ClarificationView(**row["clarification"]) for row in rows]
+    return items, [clarification_view(row) for row in rows]
 
 
 async def _together(*jobs: Callable[[], Coroutine[Any, Any, None]]) -> None:
@@ -241,8 +241,8 @@ async def _together(*jobs: Callable[[], Coroutine[Any, Any, None]]) -> None:
 
 @dataclass
 class _Lanes:
-    lexical: dict[Kind, list[Row]] = field(default_factory=dict)
-    semantic: dict[Kind, list[Row]] | None = None
+    lexical: dict[Kind, list[FoundMemory]] = field(default_factory=dict)
+    semantic: dict[Kind, list[FoundMemory]] | None = None
 
 
 async def _run_lanes(

@@ -9,21 +9,20 @@ from graph.clock import utcnow
 from graph.errors import InvalidInputError
 from graph.memory import queries as q
 from graph.memory.models import (
+    ClaimStatus,
     ClaimSummary,
-    ClarificationView,
     ReflectionCounts,
     ReflectionResult,
     StaleFact,
 )
+from graph.memory.records import clarification_view
 
 MAX_REFLECT_LIMIT = 100
 
 
 async def count_health(tx: ProfileTx, cutoff: datetime | None) -> ReflectionCounts:
     """The exact counts alone, in one query (the dream cycle's reflect phase needs no lists)."""
-    counts = await tx.single(q.COUNT_HEALTH, cutoff=cutoff)
-    assert counts is not None
-    return ReflectionCounts(**counts)
+    return ReflectionCounts(**await tx.one(q.COUNT_HEALTH, cutoff=cutoff))
 
 
 async def read_health(
@@ -33,15 +32,15 @@ async def read_health(
     cutoff = now - timedelta(days=stale_after_days) if stale_after_days is not None else None
     counts = await count_health(tx, cutoff)
     stale = await tx.run(q.STALE_FACTS, cutoff=cutoff, limit=limit)
-    candidates = await tx.run(q.CLAIMS_BY_STATUS, status="candidate", limit=limit)
-    disputed = await tx.run(q.CLAIMS_BY_STATUS, status="disputed", limit=limit)
+    candidates = await tx.run(q.CLAIMS_BY_STATUS, status=ClaimStatus.CANDIDATE.value, limit=limit)
+    disputed = await tx.run(q.CLAIMS_BY_STATUS, status=ClaimStatus.DISPUTED.value, limit=limit)
     clarifications = await tx.run(q.OPEN_CLARIFICATIONS, limit=limit)
     return ReflectionResult(
         counts=counts,
         stale_facts=[StaleFact(**row) for row in stale],
         candidate_claims=[ClaimSummary(**row) for row in candidates],
         disputed_claims=[ClaimSummary(**row) for row in disputed],
-        clarifications=[ClarificationView(**row["clarification"]) for row in clarifications],
+        clarifications=[clarification_view(row) for row in clarifications],
     )
 
 

@@ -31,6 +31,7 @@ from graph.access import ProfileTx
 from graph.embedding.encoder import Vector
 from graph.embedding.kinds import EmbeddedKind
 from graph.memory import semantic_queries as q
+from graph.memory.records import FoundMemory
 
 log = logging.getLogger(__name__)
 
@@ -63,36 +64,45 @@ class SemanticSearch:
         }
 
 
-async def semantic_lists(tx: ProfileTx, search: SemanticSearch) -> dict[EmbeddedKind, list[Row]]:
+async def _nearest(
+    tx: ProfileTx, search: SemanticSearch, exact: list[EmbeddedKind], indexed: list[EmbeddedKind], fetch: int
+) -> list[FoundMemory]:
+    rows = await tx.run(q.NEAREST, **_params(search, exact=exact, indexed=indexed, fetch=fetch))
+    return [FoundMemory.from_row(row) for row in rows]
+
+
+async def semantic_lists(tx: ProfileTx, search: SemanticSearch) -> dict[EmbeddedKind, list[FoundMemory]]:
     """Each searched kind's nearest live memories of this profile, best first."""
     kinds = list(q.SEARCHED_KINDS)
-    rows = await tx.run(q.NEAREST, **_params(search, exact=[], indexed=kinds, fetch=search.limit))
-    if len(rows) < search.enough:
-        rows = await _widened(tx, search, rows)
-    found = {kind: [row for row in rows if row["kind"] == kind.value] for kind in kinds}
-    return {kind: [row for row in rows if row["score"] >= search.min_score] for kind, rows in found.items()}
+    found = await _nearest(tx, search, exact=[], indexed=kinds, fetch=search.limit)
+    if len(found) < search.enough:
+        found = await _widened(tx, search, found)
+    return {
+        kind: [memory for memory in found if memory.kind == kind.value and memory.score >= search.min_score]
+        for kind in kinds
+    }
 
 
-async def _widened(tx: ProfileTx, search: SemanticSearch, rows: list[Row]) -> list[Row]:
+async def _widened(tx: ProfileTx, search: SemanticSearch, first: list[FoundMemory]) -> list[FoundMemory]:
     """Too few of the index's nearest were this profile's (or live): read small kinds whole and
     ask the index again, for eight times as many neighbours each time, for the larger ones."""
     counted = await tx.single(q.EMBEDDED_SIZES, model=search.model_id, cap=EXACT_LIMIT + 1) or {}
     sizes = {kind: int(counted.get(kind.value, 0)) for kind in q.SEARCHED_KINDS}
     exact = [kind for kind in q.SEARCHED_KINDS if 0 < sizes[kind] <= EXACT_LIMIT]
     indexed = [kind for kind in q.SEARCHED_KINDS if sizes[kind] > EXACT_LIMIT]
-    kept = {kind: [row for row in rows if row["kind"] == kind.value] for kind in q.SEARCHED_KINDS}
+    kept = {kind: [memory for memory in first if memory.kind == kind.value] for kind in q.SEARCHED_KINDS}
     fetch = search.limit
     while exact or indexed:
         fetch = min(fetch * 8, MAX_FETCH)
-        found = await tx.run(q.NEAREST, **_params(search, exact=exact, indexed=indexed, fetch=fetch))
+        found = await _nearest(tx, search, exact=exact, indexed=indexed, fetch=fetch)
         for kind in (*exact, *indexed):
-            kept[kind] = [row for row in found if row["kind"] == kind.value]
+            kept[kind] = [memory for memory in found if memory.kind == kind.value]
         exact = []
         if fetch >= MAX_FETCH or sum(len(kept[kind]) for kind in indexed) >= search.enough:
             break
     if fetch >= MAX_FETCH:
         log.info("semantic lane: short of %d after %d neighbours", search.limit, fetch)
-    return [row for kind_rows in kept.values() for row in kind_rows]
+    return [memory for memories in kept.values() for memory in memories]
 
 
 def _params(

@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from graph.memory.models import Polarity
-from graph.memory.policy import CUE_WORDS, Verdict
+from graph.memory.models import Polarity, Verdict
+from graph.memory.policy import CUE_WORDS
 from graph.text import STOP_WORDS, normalize, salient_terms, tokens
 
 __all__ = [

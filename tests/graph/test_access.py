@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from graph.access import ConnectionSettings, GraphStore, ProfileGraph, ProfileTx
-from graph.errors import InvalidInputError, ProfileOverrideError
+from graph.errors import InvalidInputError, MissingRowError, ProfileOverrideError
 from graph.memory import pipeline
 from graph.memory.models import ClaimInput, RememberResult
 from graph.memory.recall import RecallRequest, recall
@@ -48,6 +48,27 @@ async def test_run_refuses_raw_cypher_and_writes_nothing(graph: ProfileGraph, st
 
     with pytest.raises(TypeError, match="only ScopedQuery"):
         await graph.write(raw)
+    assert await nodes_with_id(store, marker) == 0
+
+
+FIND_MARKER = ScopedQuery(
+    "test_find_marker",
+    "MATCH (f:SourceFragment {profile_id: $profile_id, id: $id}) RETURN f.id AS id",
+)
+
+
+async def test_a_row_that_must_exist_and_does_not_is_a_typed_error_that_rolls_back(
+    graph: ProfileGraph, store: GraphStore
+) -> None:
+    marker = str(uuid.uuid4())
+
+    async def needs_a_missing_row(tx: ProfileTx) -> None:
+        assert (await tx.one(CREATE_MARKER, id=marker))["id"] == marker
+        await tx.one(FIND_MARKER, id="no-such-node")
+
+    with pytest.raises(MissingRowError, match="test_find_marker") as raised:
+        await graph.write(needs_a_missing_row)
+    assert raised.value.query_name == "test_find_marker" and "Try the request again" in str(raised.value)
     assert await nodes_with_id(store, marker) == 0
 
 

@@ -1,0 +1,133 @@
+"""What the memory pipeline reads back from the graph, as frozen records with one parser each.
+
+Rows come from the queries in `graph/memory/queries.py`; everything after the parser works on
+typed fields, so a renamed property fails here, in one place, not deep in a rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any, cast, get_args
+
+from graph.memory.models import ClaimStatus, ClarificationView, FactView, Modality, Polarity, RecallKind
+
+Row = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class StoredClaim:
+    """A claim node: the statement, its identity keys, the extractor's confidence, its status."""
+
+    id: str
+    subject: str
+    predicate: str
+    object: str
+    text: str
+    claim_key: str
+    slot: str
+    polarity: Polarity
+    modality: Modality
+    extract_conf: float
+    resolution_conf: float
+    status: ClaimStatus
+    embedding_model: str | None
+
+    @classmethod
+    def from_row(cls, row: Row) -> StoredClaim:
+        """From a query's `claim` column (`CLAIM_FIELDS`)."""
+        claim = row["claim"]
+        return cls(
+            id=claim["id"],
+            subject=claim["subject"],
+            predicate=claim["predicate"],
+            object=claim["object"],
+            text=claim["text"],
+            claim_key=claim["claim_key"],
+            slot=claim["slot"],
+            polarity=Polarity(claim["polarity"]),
+            modality=claim["modality"],
+            extract_conf=float(claim["extract_conf"]),
+            resolution_conf=float(claim["resolution_conf"]),
+            status=ClaimStatus(claim["status"]),
+            embedding_model=claim.get("embedding_model"),
+        )
+
+    def with_status(self, status: ClaimStatus) -> StoredClaim:
+        return replace(self, status=status)
+
+
+@dataclass(frozen=True)
+class ClaimSupport:
+    """A claim's active supporting fragments: how many, the best quality, the newest texts."""
+
+    support_count: int
+    best_quality: float
+    texts: tuple[str, ...]
+
+    @classmethod
+    def from_row(cls, row: Row) -> ClaimSupport:
+        """From `CLAIM_SUPPORT`."""
+        return cls(int(row["support_count"]), float(row["best_quality"]), tuple(row["texts"]))
+
+
+@dataclass(frozen=True)
+class SlotFact:
+    """An active fact in a claim's slot, as promotion weighs a new claim against it."""
+
+    view: FactView
+    claim_key: str
+
+    @property
+    def id(self) -> str:
+        return self.view.id
+
+    @classmethod
+    def from_row(cls, row: Row) -> SlotFact | None:
+        """From `LOCK_SLOT_ACTIVE_FACTS`; None for the row of an empty slot."""
+        fact = row["fact"]
+        if fact is None:
+            return None
+        return cls(FactView.model_validate(fact), fact["claim_key"])
+
+
+def fact_view(row: Row) -> FactView:
+    """From a query's `fact` column (`FACT_FIELDS`)."""
+    return FactView.model_validate(row["fact"])
+
+
+def clarification_view(row: Row) -> ClarificationView:
+    """From a query's `clarification` column (`CLARIFICATION_FIELDS`)."""
+    return ClarificationView.model_validate(row["clarification"])
+
+
+@dataclass(frozen=True)
+class FoundMemory:
+    """A memory one of recall's lanes found: what the fusion ranks and the result shows."""
+
+    kind: RecallKind
+    id: str
+    text: str
+    status: str
+    created_at: datetime
+    occurred_at: datetime | None
+    quality: float
+    score: float
+
+    @classmethod
+    def from_row(cls, row: Row) -> FoundMemory:
+        """From the lexical and semantic searches (`RESULT_FIELDS` with a `kind` column)."""
+        kind = row["kind"]
+        if kind not in get_args(RecallKind):
+            raise ValueError(f"recall row of unknown kind {kind!r}")
+        return cls(
+            kind=cast(RecallKind, kind),
+            id=row["id"],
+            text=row["text"],
+            status=row["status"],
+            created_at=row["created_at"],
+            occurred_at=row.get("occurred_at"),
+            quality=float(row["quality"]),
+            score=float(row["score"]),
+        )

@@ -9,10 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, get_args
 
 import anyio
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from graph.access import ProfileGraph
 from graph.dreams import review
@@ -20,7 +20,8 @@ from graph.dreams.config import DreamingConfig, configure_dreaming
 from graph.dreams.cycle import CycleRequest, run_cycle
 from graph.dreams.models import Dream, DreamPage, DreamRun, DreamStatus, FeedbackDecision, FeedbackResult
 from graph.embedding.loader import load_embedder
-from graph.errors import InvalidInputError
+from graph.errors import InvalidInputError, validation_problems
+from graph.memory.models import Authority, ClaimInput
 from server.app import opened_store
 from server.settings import ReverieSettings, load_settings
 
@@ -46,10 +47,28 @@ async def _show(graph: ProfileGraph, settings: ReverieSettings, args: argparse.N
     return await review.get_dream(graph, args.dream_id)
 
 
+def _claims(texts: list[str] | None) -> list[ClaimInput]:
+    claims = []
+    for text in texts or []:
+        try:
+            claims.append(ClaimInput.model_validate_json(text))
+        except ValidationError as error:
+            raise InvalidInputError(
+                f"--claim {text!r} is not a claim ({validation_problems(error)}). "
+                "Give JSON in remember's claim shape, e.g. "
+                '\'{"subject": "user", "predicate": "likes", "object": "jazz", "extract_conf": 0.9, '
+                '"resolution_conf": 0.9}\''
+            ) from None
+    return claims
+
+
 async def _resolve(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
+    claims = _claims(args.claim)
     embedder = load_embedder(settings.reverie_home, settings.reverie_embedding_model)
     decision = FeedbackDecision(args.decision)
-    return await review.resolve_feedback(graph, args.dream_id, decision, args.feedback, embedder=embedder)
+    return await review.resolve_feedback(
+        graph, args.dream_id, decision, args.feedback, claims, args.authority, embedder=embedder
+    )
 
 
 async def _configure(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
@@ -151,6 +170,19 @@ def add_dream_parser(commands: Any) -> None:
         "--decision", choices=[decision.value for decision in FeedbackDecision], help="resolve"
     )
     dream.add_argument("--feedback", default=None, help="resolve: the person's words")
+    dream.add_argument(
+        "--claim",
+        action="append",
+        metavar="JSON",
+        help="resolve promote_candidate: a claim read from the person's words, as JSON in "
+        "remember's claim shape (repeatable)",
+    )
+    dream.add_argument(
+        "--authority",
+        choices=list(get_args(Authority)),
+        default="primary",
+        help="resolve promote_candidate: whose words --feedback holds (default: primary, the person's own)",
+    )
     dream.add_argument("--start-time-local", default=None, help="configure: HH:MM local start time")
     dream.add_argument("--timezone", default=None, help="configure: IANA zone, e.g. America/New_York")
     for name in ("enabled", "reflect_enabled", "reevaluate_enabled", "dream_enabled"):

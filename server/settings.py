@@ -14,7 +14,7 @@ from graph.clock import known_zone
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig
 from graph.dreams.host_model import HostModelLimits
 from graph.embedding.catalog import DEFAULT_MODEL, MODELS, SEMANTIC_OFF
-from graph.errors import InvalidInputError
+from graph.errors import InvalidInputError, validation_problems
 from graph.localdb.config import default_home
 
 
@@ -133,11 +133,7 @@ def load_settings() -> ReverieSettings:
         settings = ReverieSettings()
         validate_profile_id(settings.reverie_profile)
     except ValidationError as error:
-        problems = []
-        for item in error.errors():
-            name = ".".join(str(part) for part in item["loc"]).upper()
-            problems.append(f"{name}: {item['msg']}")
-        raise SettingsError("Invalid setting: " + "; ".join(problems)) from None
+        raise SettingsError("Invalid setting: " + validation_problems(error, str.upper)) from None
     except InvalidInputError as error:
         raise SettingsError(f"REVERIE_PROFILE: {error}") from None
     return settings

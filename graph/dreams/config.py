@@ -9,7 +9,7 @@ from pydantic import Field, ValidationError, field_validator
 from graph.access import ProfileGraph, ProfileTx
 from graph.clock import known_zone
 from graph.dreams import queries as q
-from graph.errors import InvalidInputError
+from graph.errors import InvalidInputError, validation_problems
 from graph.memory.models import Frozen
 
 MAX_OUTPUTS_LIMIT = 50
@@ -65,8 +65,7 @@ async def configure(tx: ProfileTx, defaults: DreamingConfig, changes: dict[str, 
     try:
         config = with_overrides(defaults, merged)
     except ValidationError as error:
-        problem = error.errors()[0]
-        raise InvalidInputError(f"{problem['loc'][0]}: {problem['msg']}. Nothing was changed.") from None
+        raise InvalidInputError(f"{validation_problems(error)}. Nothing was changed.") from None
     await tx.run(q.SET_PROFILE_SETTINGS, settings={f"{OVERRIDE_PREFIX}{k}": v for k, v in changes.items()})
     return config
 

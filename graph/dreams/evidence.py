@@ -239,16 +239,45 @@ def _name_follows(text: str, words: list[re.Match[str]], index: int) -> bool:
     return between.isspace() and following.group(0)[0].isupper() and following.group(0) != "I"
 
 
+# A name said to someone, not about them: after a greeting ("Hey Mel,"), or after a comma and
+# closing an exclamation or question ("That's awesome, Caro!"). A comma before and after alone
+# is not enough: that is also how lists of places and people are written.
+_NAME = r"([^\W\d_][\w'\u2019-]*)"
+_ADDRESS = re.compile(
+    rf"\b(?:hey|hi|hello|thanks|thank you|bye|dear)\s+{_NAME}(?=\s*(?:[,!?.]|$))"
+    rf"|,\s*{_NAME}(?=\s*(?:[!?]|$))",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=8192)
+def addressed_only(text: str) -> frozenset[str]:
+    """Roots of the capitalised words `text` uses only to address someone: a term of address
+    says who is spoken to, not what about, so two memories that both call someone by name
+    share no topic by it."""
+    names = [m.group(m.lastindex or 0) for m in _ADDRESS.finditer(text)]
+    spans = {m.start(m.lastindex or 0) for m in _ADDRESS.finditer(text)}
+    addressed = {term_root(plain[0]) for name in names if name[0].isupper() and (plain := tokens(name))}
+    elsewhere = {
+        term_root(plain[0])
+        for m in _WORD.finditer(text)
+        if m.start() not in spans and (plain := tokens(m.group(0)))
+    }
+    return frozenset(addressed - elsewhere)
+
+
 def rare_shared(
     pair_texts: tuple[str, str], terms: Sequence[str], frequency: Mapping[str, int], corpus_size: int
 ) -> tuple[SharedTerm, ...]:
-    """The shared words few memories use, strongest first; common ones are no evidence."""
+    """The shared words few memories use, strongest first; common ones and names used only to
+    address someone are no evidence."""
     ceiling = common_ceiling(corpus_size)
     names = shared_names(*pair_texts)
+    addressed = addressed_only(pair_texts[0]) | addressed_only(pair_texts[1])
     kept = [
         SharedTerm(term, count, english_rarity(term), term_root(term) in names)
         for term in terms
-        if (count := max(1, frequency.get(term, 1))) <= ceiling
+        if (count := max(1, frequency.get(term, 1))) <= ceiling and term_root(term) not in addressed
     ]
     return tuple(sorted(kept, key=lambda t: (-term_weight(t, corpus_size), t.term)))
 

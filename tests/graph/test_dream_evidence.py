@@ -145,3 +145,16 @@ def test_the_topic_quotes_shared_words_as_the_person_wrote_them() -> None:
     )
     # Far apart in the sentence: both words, in the order the earlier memory says them.
     assert "Both mention Marley and Lupita" in write(apart, 4.0).why
+
+
+def test_a_name_used_only_to_address_someone_is_no_shared_topic() -> None:
+    praise = "Melanie: That's awesome, Caro! You found the courage to be yourself."
+    painting = "Melanie: Your painting of the lake made me cry, Caro!"
+    shared = shared_terms(praise, painting)
+    assert "caro" in shared
+    assert "caro" not in {term.term for term in rare_shared((praise, painting), shared, {}, 400)}
+    # Spoken about, not to, the same name is evidence again; lists with commas are not address.
+    about = "Melanie: Caro and I went to Paris, Lyon, and Nice for the painting fair!"
+    also = "Caro sold her first painting at the Lyon fair."
+    kept = {term.term for term in rare_shared((about, also), shared_terms(about, also), {}, 400)}
+    assert {"caro", "lyon"} <= kept

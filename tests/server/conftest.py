@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +17,8 @@ from server.app import build_server
 from server.settings import ReverieSettings
 
 CallTool = Callable[..., Awaitable[dict[str, Any]]]
+# The installed command, as a user runs it.
+REVERIE = Path(sys.executable).parent / "reverie"
 
 
 def settings_for(neo4j: ConnectionSettings, profile_id: str) -> ReverieSettings:

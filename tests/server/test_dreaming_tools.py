@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
 from typing import Any
 
 import anyio
@@ -13,7 +15,7 @@ from graph.dreams.config import DreamingConfig
 from graph.dreams.cycle import CycleRequest, run_cycle
 from graph.dreams.models import DreamRun
 from server.app import build_server
-from tests.server.conftest import CallTool, error_text, settings_for, structured
+from tests.server.conftest import REVERIE, CallTool, error_text, settings_for, structured
 
 pytestmark = pytest.mark.anyio
 
@@ -324,3 +326,38 @@ async def test_three_memories_of_one_thread_are_linked_once_each_never_in_a_tria
             if sources <= set(ids):
                 linked.append(sources)
     assert 1 <= len(linked) <= 2, linked
+
+
+def operator(env: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(REVERIE), "dream", *arguments, "--profile", env["REVERIE_PROFILE"]],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+async def test_an_operator_promotes_a_dream_with_the_claims_the_person_confirmed(
+    call: CallTool, server_env: dict[str, str]
+) -> None:
+    await remember_all(call)
+    dream = await first_dream(call)
+    words = "Yes, I love reading Saramago novels."
+    bad = operator(
+        server_env, "resolve", dream["id"], "--decision", "promote_candidate", "--feedback", words,
+        "--claim", '{"subject": "user", "predicate": "likes"}',
+    )  # fmt: skip
+    assert bad.returncode != 0 and "--claim" in bad.stderr and "object" in bad.stderr
+    assert (await call("get_dream", dream_id=dream["id"]))["status"] == dream["status"]
+    done = operator(
+        server_env, "resolve", dream["id"], "--decision", "promote_candidate", "--feedback", words,
+        "--claim", json.dumps(confirmed("likes", "Saramago novels")), "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)["promotion"]
+    assert report["outcome"] == "promoted" and report["claims"][0]["fact"] is not None
+    found = await call("recall_memory", query="Saramago novels")
+    assert report["claims"][0]["fact"]["id"] in [item["id"] for item in found["results"]]

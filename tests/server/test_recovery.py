@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -18,10 +17,9 @@ from graph.access import ConnectionSettings
 from graph.localdb import free_port
 from server.app import build_server
 from server.settings import ReverieSettings
-from tests.server.conftest import error_text, structured
+from tests.server.conftest import REVERIE, error_text, structured
 
 pytestmark = pytest.mark.anyio
-REVERIE = Path(sys.executable).parent / "reverie"
 
 
 @asynccontextmanager

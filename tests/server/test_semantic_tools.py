@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,10 +20,9 @@ from graph.memory.pipeline import RememberRequest, remember
 from graph.schema import VECTOR_DIMENSIONS
 from server.app import build_server
 from server.settings import SettingsError, load_settings
-from tests.server.conftest import CallTool, settings_for, structured
+from tests.server.conftest import REVERIE, CallTool, settings_for, structured
 
 pytestmark = pytest.mark.anyio
-REVERIE = Path(sys.executable).parent / "reverie"
 
 
 async def test_recall_memory_finds_a_paraphrase_and_keeps_when_it_was_said(call: CallTool) -> None:

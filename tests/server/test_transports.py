@@ -7,7 +7,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,11 +23,10 @@ from graph.localdb import free_port
 from server.app import build_server
 from server.auth import add_token
 from server.settings import ReverieSettings
-from tests.server.conftest import error_text, structured
+from tests.server.conftest import REVERIE, error_text, structured
 
 pytestmark = pytest.mark.anyio
 
-REVERIE = Path(sys.executable).parent / "reverie"
 MEMORY_TOOLS = {"remember", "recall_memory", "reflect_memories", "confirm_memory", "retract_memory"}
 READ_ONLY_TOOLS = {"recall_memory", "reflect_memories"}
 STARTUP_LIMIT_S = 60.0

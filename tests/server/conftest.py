@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,21 @@ from server.settings import ReverieSettings
 CallTool = Callable[..., Awaitable[dict[str, Any]]]
 # The installed command, as a user runs it.
 REVERIE = Path(sys.executable).parent / "reverie"
+
+
+def run_reverie(
+    env: Mapping[str, str], *arguments: str, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """`reverie ARGUMENTS` in a child process with `env` and no input; its output as text."""
+    return subprocess.run(
+        [str(REVERIE), *arguments],
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def settings_for(neo4j: ConnectionSettings, profile_id: str) -> ReverieSettings:

@@ -15,7 +15,7 @@ from graph.dreams.config import DreamingConfig
 from graph.dreams.cycle import CycleRequest, run_cycle
 from graph.dreams.models import DreamRun
 from server.app import build_server
-from tests.server.conftest import REVERIE, CallTool, error_text, settings_for, structured
+from tests.server.conftest import CallTool, error_text, run_reverie, settings_for, structured
 
 pytestmark = pytest.mark.anyio
 
@@ -329,15 +329,7 @@ async def test_three_memories_of_one_thread_are_linked_once_each_never_in_a_tria
 
 
 def operator(env: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(REVERIE), "dream", *arguments, "--profile", env["REVERIE_PROFILE"]],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_reverie(env, "dream", *arguments, "--profile", env["REVERIE_PROFILE"])
 
 
 async def test_an_operator_promotes_a_dream_with_the_claims_the_person_confirmed(

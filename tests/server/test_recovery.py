@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -17,7 +16,7 @@ from graph.access import ConnectionSettings
 from graph.localdb import free_port
 from server.app import build_server
 from server.settings import ReverieSettings
-from tests.server.conftest import REVERIE, error_text, structured
+from tests.server.conftest import error_text, run_reverie, structured
 
 pytestmark = pytest.mark.anyio
 
@@ -84,13 +83,8 @@ async def test_a_tool_call_fails_clearly_while_neo4j_is_down_and_works_once_it_i
     ],
 )
 def test_a_malformed_setting_stops_the_start_and_names_it(name: str, value: str) -> None:
-    done = subprocess.run(
-        [str(REVERIE), "scheduler"],
-        env={"PATH": "/usr/bin:/bin", "HOME": str(Path.home()), name: value},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    done = run_reverie(
+        {"PATH": "/usr/bin:/bin", "HOME": str(Path.home()), name: value}, "scheduler", timeout=60
     )
     assert done.returncode == 2
     assert name in done.stderr, done.stderr

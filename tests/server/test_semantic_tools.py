@@ -20,7 +20,7 @@ from graph.memory.pipeline import RememberRequest, remember
 from graph.schema import VECTOR_DIMENSIONS
 from server.app import build_server
 from server.settings import SettingsError, load_settings
-from tests.server.conftest import REVERIE, CallTool, settings_for, structured
+from tests.server.conftest import CallTool, run_reverie, settings_for, structured
 
 pytestmark = pytest.mark.anyio
 
@@ -96,15 +96,7 @@ def test_a_model_that_cannot_load_is_a_clear_error_naming_the_fix(tmp_path: Path
 def test_the_server_refuses_to_start_with_a_broken_model(server_env: dict[str, str], tmp_path: Path) -> None:
     broken_model_home(tmp_path)
 
-    finished = subprocess.run(
-        [str(REVERIE), "serve"],
-        env={**server_env, "REVERIE_HOME": str(tmp_path)},
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    finished = run_reverie({**server_env, "REVERIE_HOME": str(tmp_path)}, "serve", timeout=60)
 
     assert finished.returncode == 2
     assert "reverie embeddings install" in finished.stderr
@@ -129,15 +121,7 @@ async def test_the_backfill_command_embeds_what_an_old_graph_lacks(
         await remember(graph, RememberRequest(content=text), embedder=None)  # stored before vectors existed
 
     def reverie(*arguments: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [str(REVERIE), "embeddings", *arguments, "--profile", graph.profile_id],
-            env=server_env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        return run_reverie(server_env, "embeddings", *arguments, "--profile", graph.profile_id)
 
     before = reverie("status")
     filled = reverie("backfill")

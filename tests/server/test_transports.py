@@ -23,7 +23,7 @@ from graph.localdb import free_port
 from server.app import build_server
 from server.auth import add_token
 from server.settings import ReverieSettings
-from tests.server.conftest import REVERIE, error_text, structured
+from tests.server.conftest import REVERIE, error_text, run_reverie, structured
 
 pytestmark = pytest.mark.anyio
 
@@ -234,14 +234,8 @@ def test_http_on_a_public_address_without_tokens_is_refused(
     env["REVERIE_HOME"] = str(tmp_path / "home")
     if tokens_file is not None:
         env["REVERIE_TOKENS_FILE"] = str(tmp_path / tokens_file)
-    finished = subprocess.run(
-        [str(REVERIE), "serve", "--transport", "http", "--host", "0.0.0.0", "--port", str(free_port())],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    finished = run_reverie(
+        env, "serve", "--transport", "http", "--host", "0.0.0.0", "--port", str(free_port()), timeout=60
     )
     assert finished.returncode != 0
     assert "REVERIE_TOKENS_FILE" in finished.stderr

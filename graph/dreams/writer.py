@@ -121,8 +121,10 @@ def _topic(pair: CandidatePair, memory: Memory) -> str | None:
     positions = [_position(term, words) for term in terms]
     if len(terms) == 2 and positions[0] is not None and positions[1] is not None:
         first, last = sorted((positions[0], positions[1]))
-        if last - first <= PHRASE_GAP:
-            return " ".join(word.strip(_PUNCTUATION) for word in words[first : last + 1])
+        phrase = " ".join(words[first : last + 1]).strip(_PUNCTUATION)
+        # Within one clause only: "relief, excitement" is a phrase, "Coco. She" is not.
+        if last - first <= PHRASE_GAP and not any(mark in phrase for mark in ".!?;"):
+            return phrase
         if positions[1] < positions[0]:
             terms.reverse()
     return " and ".join(_original_case(term, memory) for term in terms)

@@ -158,3 +158,18 @@ def test_a_name_used_only_to_address_someone_is_no_shared_topic() -> None:
     also = "Caro sold her first painting at the Lyon fair."
     kept = {term.term for term in rare_shared((about, also), shared_terms(about, also), {}, 400)}
     assert {"caro", "lyon"} <= kept
+
+
+def test_a_quoted_phrase_keeps_its_commas_and_stays_in_one_sentence() -> None:
+    mixed = pair(
+        memory("g", "Finishing the screenplay was relief, excitement and some anxiety."),
+        memory("h", "Still bouncing between relief, excitement and worry!", 14),
+        0.80,
+    )
+    assert "relief, excitement" in write(mixed, 4.0).why
+    apart = pair(
+        memory("i", "Ann: We adopted Biscuit. Fluffy ears, the vet said."),
+        memory("j", "Ann: Biscuit has fluffy ears like his mother.", 9),
+        0.80,
+    )
+    assert "Both mention Biscuit and Fluffy," in write(apart, 4.0).why

@@ -20,10 +20,25 @@ def as_utc(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
 
 
+def storable_time(value: datetime) -> datetime:
+    """`value` (read as UTC without an offset) when it lies within years 1 to 9999 in UTC, as
+    Neo4j and the driver keep times; a ValueError saying so otherwise."""
+    aware = value.replace(tzinfo=UTC) if value.tzinfo is None else value
+    try:
+        aware.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(
+            f"{value.isoformat()} falls outside years 1 to 9999 in UTC; give a time within them"
+        ) from None
+    return aware
+
+
 def known_zone(name: str) -> str:
     """`name` when it is an IANA time zone this machine knows; a ValueError saying so otherwise."""
     try:
         ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"expected an IANA time zone name such as Europe/Lisbon, got {name!r}") from None
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        # OSError: a name longer than a file name can be, looked up as a file of the zone database.
+        shown = name if len(name) <= 60 else f"{name[:60]}... ({len(name)} characters)"
+        raise ValueError(f"expected an IANA time zone name such as Europe/Lisbon, got {shown!r}") from None
     return name

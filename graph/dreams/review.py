@@ -39,6 +39,8 @@ from graph.memory.models import Authority, ClaimInput, ClaimResult, Frozen, Prom
 from graph.memory.pipeline import RememberRequest, remember_in
 
 MAX_LIST_LIMIT = 100
+# A cursor holds a timestamp and an id: well under this many characters.
+MAX_CURSOR_CHARS = 400
 
 
 class DreamingOverview(Frozen):
@@ -53,9 +55,12 @@ def _encode_cursor(created_at: datetime, dream_id: str) -> str:
 
 def _decode_cursor(cursor: str) -> tuple[datetime, str]:
     try:
+        # The cursors this server issues are short; a long one is refused before it is parsed.
+        if len(cursor) > MAX_CURSOR_CHARS:
+            raise ValueError(cursor[:20])
         created_at, dream_id = json.loads(base64.urlsafe_b64decode(cursor.encode()))
         return datetime.fromisoformat(created_at), str(dream_id)
-    except (ValueError, TypeError, binascii.Error):
+    except (ValueError, TypeError, binascii.Error, RecursionError):
         raise InvalidInputError(
             "cursor is not one this server issued; pass next_cursor from list_dreams as is."
         ) from None

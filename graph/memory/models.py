@@ -12,12 +12,13 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from graph.clock import as_utc
+from graph.clock import storable_time
 
 MAX_CONTENT_CHARS = 8_000
 MAX_LABELS = 20
 MAX_LABEL_CHARS = 64
 MAX_CLAIMS = 50
+MAX_SOURCE_CHARS = 500
 
 Authority = Literal["primary", "secondary", "other"]
 Modality = Literal["assertion", "belief", "hypothetical", "question", "plan"]
@@ -28,7 +29,7 @@ class Polarity(StrEnum):
     NEGATIVE = "negative"
 
 
-UtcDatetime = Annotated[datetime, AfterValidator(as_utc)]
+UtcDatetime = Annotated[datetime, AfterValidator(storable_time)]
 
 
 class Frozen(BaseModel):

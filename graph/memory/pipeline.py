@@ -28,6 +28,7 @@ from graph.memory.models import (
     MAX_CONTENT_CHARS,
     MAX_LABEL_CHARS,
     MAX_LABELS,
+    MAX_SOURCE_CHARS,
     Authority,
     ClaimInput,
     ClaimResult,
@@ -79,6 +80,11 @@ def _check_request(request: RememberRequest) -> str:
         not 0 < len(label) <= MAX_LABEL_CHARS for label in request.labels
     ):
         raise InvalidInputError(f"labels: at most {MAX_LABELS}, each 1 to {MAX_LABEL_CHARS} characters.")
+    if request.source is not None and len(request.source) > MAX_SOURCE_CHARS:
+        raise InvalidInputError(
+            f"source has {len(request.source)} characters; the limit is {MAX_SOURCE_CHARS}. "
+            "Name where it came from briefly (e.g. 'chat 2026-11-20') and keep the text in content."
+        )
     if len(request.claims) > MAX_CLAIMS:
         raise InvalidInputError(f"at most {MAX_CLAIMS} claims per fragment; split the content.")
     for claim in request.claims:

@@ -18,6 +18,7 @@ from graph.memory.models import (
 from graph.memory.records import clarification_view
 
 MAX_REFLECT_LIMIT = 100
+MAX_STALE_AFTER_DAYS = 36_500
 
 
 async def count_health(tx: ProfileTx, cutoff: datetime | None) -> ReflectionCounts:
@@ -49,6 +50,8 @@ async def reflect(
 ) -> ReflectionResult:
     if not 1 <= limit <= MAX_REFLECT_LIMIT:
         raise InvalidInputError(f"limit must be 1 to {MAX_REFLECT_LIMIT}.")
-    if stale_after_days is not None and stale_after_days < 1:
-        raise InvalidInputError("stale_after_days must be at least 1 (or left out).")
+    if stale_after_days is not None and not 1 <= stale_after_days <= MAX_STALE_AFTER_DAYS:
+        raise InvalidInputError(
+            f"stale_after_days must be 1 to {MAX_STALE_AFTER_DAYS} (a century), or left out."
+        )
     return await graph.read(read_health, limit, stale_after_days, now or utcnow())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -20,6 +19,7 @@ from graph.memory.models import (
     ReflectionResult,
     RememberResult,
     RetractResult,
+    UtcDatetime,
 )
 from graph.memory.recall import MAX_QUERY_CHARS, MAX_RECALL_LIMIT, RecallRequest, recall
 from graph.memory.reflect import MAX_REFLECT_LIMIT, reflect
@@ -45,7 +45,7 @@ async def remember(
     ] = None,
     auto_promote: Annotated[bool, Field(description="Promote claims that pass the gates to facts")] = True,
     occurred_at: Annotated[
-        datetime | None,
+        UtcDatetime | None,
         Field(description="When the person said or did it, if not now (imports keep dates); no offset = UTC"),
     ] = None,
 ) -> RememberResult:
@@ -76,8 +76,8 @@ async def recall_memory(
     ctx: Ctx,
     query: Annotated[str, Field(description=f"A few words about the topic, up to {MAX_QUERY_CHARS} chars")],
     limit: Annotated[int, Field(ge=1, le=MAX_RECALL_LIMIT)] = 10,
-    valid_at: Annotated[datetime | None, Field(description="Only facts/claims valid at this time")] = None,
-    known_at: Annotated[datetime | None, Field(description="What memory held at this time")] = None,
+    valid_at: Annotated[UtcDatetime | None, Field(description="Only facts/claims valid at this time")] = None,
+    known_at: Annotated[UtcDatetime | None, Field(description="What memory held at this time")] = None,
     include_evidence: Annotated[bool, Field(description="Attach supporting fragments")] = False,
 ) -> RecallResult:
     """Find what is remembered about a topic: facts, validated claims and fragments, best first.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import overload
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 
@@ -10,6 +11,10 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+@overload
+def as_utc(value: datetime) -> datetime: ...
+@overload
+def as_utc(value: None) -> None: ...
 def as_utc(value: datetime | None) -> datetime | None:
     """A time given without an offset is read as UTC.
 
@@ -23,7 +28,7 @@ def as_utc(value: datetime | None) -> datetime | None:
 def storable_time(value: datetime) -> datetime:
     """`value` (read as UTC without an offset) when it lies within years 1 to 9999 in UTC, as
     Neo4j and the driver keep times; a ValueError saying so otherwise."""
-    aware = value.replace(tzinfo=UTC) if value.tzinfo is None else value
+    aware = as_utc(value)
     try:
         aware.astimezone(UTC)
     except OverflowError:

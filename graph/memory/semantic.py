@@ -38,7 +38,6 @@ log = logging.getLogger(__name__)
 # Reading 1,000 vectors whole costs about 12 ms here.
 EXACT_LIMIT: Final = 1_000
 MAX_FETCH: Final = 4_000
-Row = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -101,7 +100,7 @@ async def _widened(tx: ProfileTx, search: SemanticSearch, first: list[FoundMemor
         if fetch >= MAX_FETCH or sum(len(kept[kind]) for kind in indexed) >= search.enough:
             break
     if fetch >= MAX_FETCH:
-        log.info("semantic lane: short of %d after %d neighbours", search.limit, fetch)
+        log.info("semantic lane: short of %d after %d neighbours", search.enough, fetch)
     return [memory for memories in kept.values() for memory in memories]
 
 

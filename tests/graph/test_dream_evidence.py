@@ -21,7 +21,7 @@ from graph.dreams.evidence import (
     written_as_names,
 )
 from graph.dreams.generator import LinkGenerator, connections
-from graph.dreams.writer import write
+from graph.dreams.writer import DreamTexts, write
 
 DAY = datetime(2024, 3, 1, tzinfo=UTC)
 
@@ -125,26 +125,31 @@ async def test_the_writer_states_the_link_in_words_a_person_can_answer() -> None
     assert drafts[0].generator == LinkGenerator.name and drafts[0].why == texts.why
 
 
+def written(earlier: str, later: str, days: int) -> DreamTexts:
+    """What the writer says of two memories `days` apart that are close in meaning."""
+    return write(pair(memory("a", earlier), memory("b", later, days), 0.80), 4.0)
+
+
 def test_the_topic_quotes_shared_words_as_the_person_wrote_them() -> None:
-    job = pair(
-        memory("a", "Jon: I also lost my job at Door Dash this month."),
-        memory("b", "Jon: Since I lost my job at Door Dash, things have been tough.", 54),
-        0.80,
+    job = written(
+        "Jon: I also lost my job at Door Dash this month.",
+        "Jon: Since I lost my job at Door Dash, things have been tough.",
+        54,
     )
-    assert "about Door Dash:" in write(job, 4.0).hypothesis
-    books = pair(
-        memory("c", "Tim: I reread Lord of the Rings on the train."),
-        memory("d", "Tim: A poster of Lord of the Rings hangs in my room.", 7),
-        0.80,
+    assert "about Door Dash:" in job.hypothesis
+    books = written(
+        "Tim: I reread Lord of the Rings on the train.",
+        "Tim: A poster of Lord of the Rings hangs in my room.",
+        7,
     )
-    assert "Lord of the Rings" in write(books, 4.0).why
-    apart = pair(
-        memory("e", "Gina: Marley flooring arrived, the studio opens in April with Lupita teaching."),
-        memory("f", "Gina: Lupita loves the Marley floor we laid.", 3),
-        0.80,
+    assert "Lord of the Rings" in books.why
+    apart = written(
+        "Gina: Marley flooring arrived, the studio opens in April with Lupita teaching.",
+        "Gina: Lupita loves the Marley floor we laid.",
+        3,
     )
     # Far apart in the sentence: both words, in the order the earlier memory says them.
-    assert "Both mention Marley and Lupita" in write(apart, 4.0).why
+    assert "Both mention Marley and Lupita" in apart.why
 
 
 def test_a_name_used_only_to_address_someone_is_no_shared_topic() -> None:
@@ -161,15 +166,15 @@ def test_a_name_used_only_to_address_someone_is_no_shared_topic() -> None:
 
 
 def test_a_quoted_phrase_keeps_its_commas_and_stays_in_one_sentence() -> None:
-    mixed = pair(
-        memory("g", "Finishing the screenplay was relief, excitement and some anxiety."),
-        memory("h", "Still bouncing between relief, excitement and worry!", 14),
-        0.80,
+    mixed = written(
+        "Finishing the screenplay was relief, excitement and some anxiety.",
+        "Still bouncing between relief, excitement and worry!",
+        14,
     )
-    assert "relief, excitement" in write(mixed, 4.0).why
-    apart = pair(
-        memory("i", "Ann: We adopted Biscuit. Fluffy ears, the vet said."),
-        memory("j", "Ann: Biscuit has fluffy ears like his mother.", 9),
-        0.80,
+    assert "relief, excitement" in mixed.why
+    apart = written(
+        "Ann: We adopted Biscuit. Fluffy ears, the vet said.",
+        "Ann: Biscuit has fluffy ears like his mother.",
+        9,
     )
-    assert "Both mention Biscuit and Fluffy," in write(apart, 4.0).why
+    assert "Both mention Biscuit and Fluffy," in apart.why

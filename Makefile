@@ -10,7 +10,7 @@ INSPECTOR_DIR ?= $(HOME)/.cache/reverie/inspector
 INSPECTOR_VERSION := 2.12.0
 LOCOMO ?= ../shared/data/locomo-dev
 
-.PHONY: setup run test lint bench bench-quick bench-locomo bench-dreams inspector clean
+.PHONY: setup run test lint bench bench-quick bench-locomo bench-dreams inspector browser clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,8 +31,18 @@ inspector:
 	  (mkdir -p $(INSPECTOR_DIR) && cd $(INSPECTOR_DIR) && \
 	   npm install --no-audit --no-fund --loglevel=error @modelcontextprotocol/inspector@$(INSPECTOR_VERSION))
 
+# The review page tests drive Debian's headless Chromium; as root it is installed when missing.
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	  else \
+	    echo "The review page tests need chromium and chromium-driver: sudo apt-get install chromium chromium-driver" >&2; \
+	    exit 1; \
+	  fi; }
+
 # The suite also needs a second model, to prove two models' vectors never meet in one search.
-test: setup inspector
+test: setup inspector browser
 	$(BIN)/reverie embeddings install --model all-minilm-l6-v2
 	REVERIE_INSPECTOR=$(INSPECTOR_DIR)/node_modules/.bin/mcp-inspector $(BIN)/python -m pytest
 

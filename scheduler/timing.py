@@ -9,6 +9,8 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from graph.dreams.config import DreamingConfig
+
 
 def parse_start_time(value: str) -> time:
     hours, minutes = value.split(":")
@@ -37,3 +39,10 @@ def next_due(now: datetime, start_time_local: str, timezone: str) -> datetime:
         if candidate > now:
             return candidate
     raise AssertionError("a daily time is always due within three days")
+
+
+def next_run(now: datetime, config: DreamingConfig) -> datetime | None:
+    """The profile's next nightly run in UTC; None when its nightly dreaming is off."""
+    if not config.enabled:
+        return None
+    return next_due(now, config.start_time_local, config.timezone)

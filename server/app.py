@@ -22,7 +22,8 @@ from graph.localdb import LocalNeo4j
 from graph.schema import ensure_schema
 from scheduler.nightly import NightlyScheduler
 from server.auth import StaticTokenVerifier, TokenGrant
-from server.context import AppContext, Transport
+from server.context import AppContext, LiveApp, Transport
+from server.review import mount_review
 from server.settings import ReverieSettings
 from server.tools import register_all
 
@@ -58,7 +59,11 @@ async def resolve_connection(settings: ReverieSettings) -> ConnectionSettings:
 
 
 def make_lifespan(
-    settings: ReverieSettings, transport: Transport, run_scheduler: bool, embedder: Embedder | None
+    settings: ReverieSettings,
+    transport: Transport,
+    run_scheduler: bool,
+    embedder: Embedder | None,
+    live: LiveApp,
 ) -> Callable[[MCPServer[AppContext]], AbstractAsyncContextManager[AppContext]]:
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
@@ -73,9 +78,11 @@ def make_lifespan(
         scheduler = nightly_scheduler(store, settings) if run_scheduler else None
         if scheduler is not None:
             scheduler.start()
+        live.current = context
         try:
             yield context
         finally:
+            live.current = None
             if scheduler is not None:
                 scheduler.shutdown()
             await store.close()
@@ -95,6 +102,7 @@ def build_server(
     The embedding model is loaded here, before anything serves, so a model that cannot be loaded
     stops the start with its reason instead of failing the first recall."""
     embedder = load_embedder(settings.reverie_home, settings.reverie_embedding_model)
+    live = LiveApp()
     auth_kwargs: dict[str, object] = {}
     if transport == "http":
         auth_kwargs = {
@@ -109,10 +117,12 @@ def build_server(
     server: MCPServer[AppContext] = MCPServer(
         name="reverie",
         instructions=INSTRUCTIONS,
-        lifespan=make_lifespan(settings, transport, run_scheduler, embedder),
+        lifespan=make_lifespan(settings, transport, run_scheduler, embedder, live),
         **auth_kwargs,  # type: ignore[arg-type]
     )
     register_all(server)
+    if transport == "http":
+        mount_review(server, live, grants or [])
     return server
 
 

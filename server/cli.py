@@ -16,6 +16,7 @@ from server.app import build_server, run_scheduler_forever
 from server.auth import TokenFileError, TokenGrant, add_token, load_token_file
 from server.embeddings_cli import add_embeddings_parser
 from server.operator import add_dream_parser
+from server.review import ROOT as REVIEW_ROOT
 from server.settings import ReverieSettings, SettingsError, load_settings
 
 log = logging.getLogger("reverie")
@@ -56,12 +57,13 @@ def _http_grants(settings: ReverieSettings, host: str) -> list[TokenGrant]:
     return grants
 
 
-def _announce(url: str, grant: TokenGrant) -> None:
-    token = grant.token
+def _announce(base: str, grant: TokenGrant) -> None:
+    token, url = grant.token, f"{base}/mcp"
     print(
         f"""
 Reverie is serving MCP over Streamable HTTP at {url}
   token for profile {grant.profile!r}: {token}
+  Review page:    {base}{REVIEW_ROOT} (sign in with the token)
   MCP Inspector:  npx @modelcontextprotocol/inspector --cli --transport http --server-url {url} \\
                     --header "Authorization: Bearer {token}" --method tools/list
   Any host:       url {url}, header Authorization: Bearer {token}
@@ -84,7 +86,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
     url = f"http://{args.host}:{args.port}"
     server = build_server(settings, "http", grants=grants, public_url=url, run_scheduler=run_scheduler)
     local = next((grant for grant in grants if grant.profile == settings.reverie_profile), grants[0])
-    _announce(f"{url}/mcp", local)
+    _announce(url, local)
     server.run("streamable-http", host=args.host, port=args.port, streamable_http_path="/mcp")
 
 

@@ -52,9 +52,27 @@ class AppContext:
         return token.subject
 
     async def graph_for(self, *, write: bool) -> ProfileGraph:
-        profile_id = self.caller_profile(write=write)
+        return await self.graph_of(self.caller_profile(write=write))
+
+    async def graph_of(self, profile_id: str) -> ProfileGraph:
+        """The graph of a profile the caller has already been granted."""
         await self.ensure_ready()
         return self.store.profile(profile_id)
+
+
+@dataclass
+class LiveApp:
+    """The running server's `AppContext`, for HTTP routes outside MCP (the review page).
+
+    MCP tools receive the context from the lifespan; plain routes are built before the lifespan
+    runs, so they hold this slot, which the lifespan fills while the server runs."""
+
+    current: AppContext | None = None
+
+    def get(self) -> AppContext:
+        if self.current is None:
+            raise RuntimeError("The server has not started (or has stopped); its graph is not open.")
+        return self.current
 
 
 Ctx = Context[AppContext, Any]

@@ -33,11 +33,16 @@ def mapped_errors(tool: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
         except ReverieError as error:
             raise ToolError(str(error)) from error
         except Exception as error:
-            reference = uuid.uuid4().hex[:12]
-            log.exception("Tool %s failed unexpectedly (reference %s)", tool.__name__, reference)
-            raise ToolError(
-                f"Reverie hit an internal error (reference {reference}); nothing was reported as done. "
-                "Retry once; if it happens again, the server log has the details under that reference."
-            ) from error
+            raise ToolError(logged_internal_error(f"Tool {tool.__name__}")) from error
 
     return wrapper
+
+
+def logged_internal_error(where: str) -> str:
+    """Log the exception being handled under a fresh reference; the caller's message names it."""
+    reference = uuid.uuid4().hex[:12]
+    log.exception("%s failed unexpectedly (reference %s)", where, reference)
+    return (
+        f"Reverie hit an internal error (reference {reference}); nothing was reported as done. "
+        "Retry once; if it happens again, the server log has the details under that reference."
+    )

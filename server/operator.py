@@ -39,8 +39,8 @@ async def _status(graph: ProfileGraph, settings: ReverieSettings, args: argparse
 
 
 async def _list(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
-    status = DreamStatus(args.status) if args.status else None
-    return await review.list_dreams(graph, status, args.limit, args.cursor)
+    statuses = (DreamStatus(args.status),) if args.status else ()
+    return await review.list_dreams(graph, statuses, args.limit, args.cursor)
 
 
 async def _show(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:

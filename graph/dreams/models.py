@@ -37,6 +37,7 @@ class DreamSource(Frozen):
     id: str
     text: str = Field(description="The first 200 characters")
     active: bool = Field(description="False once retracted, superseded, rejected or deleted")
+    at: datetime | None = Field(default=None, description="When it happened, else when it was stored")
 
 
 class FeedbackEntry(Frozen):
@@ -121,6 +122,13 @@ class DreamRun(Frozen):
     error: str | None = None
     dry_run: bool = False
     would_create: list[DreamDraft] = Field(default_factory=list, description="Dry runs only")
+
+
+class RunSummary(Frozen):
+    """A past run and what became of the dreams it proposed."""
+
+    run: DreamRun
+    dreams: dict[DreamStatus, int] = Field(description="The run's dreams by their status today")
 
 
 class PromotionStage(StrEnum):

@@ -349,6 +349,20 @@ LATEST_RUN = ScopedQuery(
     RETURN r {.*} AS run ORDER BY r.started_at DESC LIMIT 1
     """,
 )
+RECENT_RUNS = ScopedQuery(
+    "recent_runs",
+    """
+    MATCH (r:DreamRun {profile_id: $profile_id})
+    WHERE r.started_at IS NOT NULL
+    WITH r ORDER BY r.started_at DESC LIMIT $limit
+    CALL (r) {
+        OPTIONAL MATCH (d:Dream {profile_id: $profile_id, run_id: r.id})
+        RETURN collect(d.status) AS dream_statuses
+    }
+    RETURN r {.*} AS run, dream_statuses
+    ORDER BY r.started_at DESC
+    """,
+)
 PROFILE_SETTINGS = ScopedQuery(
     "profile_settings",
     "MATCH (p:Profile {profile_id: $profile_id}) RETURN p {.*} AS profile",
@@ -378,7 +392,7 @@ LIST_DREAMS = ScopedQuery(
     "list_dreams",
     """
     MATCH (d:Dream {profile_id: $profile_id})
-    WHERE ($status IS NULL OR d.status = $status)
+    WHERE (size($statuses) = 0 OR d.status IN $statuses)
       AND ($before IS NULL OR d.created_at < $before OR (d.created_at = $before AND d.id < $before_id))
     RETURN d {.id, .hypothesis, .why, .status, .likelihood, .confidence, .created_at, .run_id} AS dream
     ORDER BY d.created_at DESC, d.id DESC LIMIT $limit
@@ -389,12 +403,14 @@ GET_DREAM = ScopedQuery(
     """
     MATCH (d:Dream {profile_id: $profile_id, id: $id})
     OPTIONAL MATCH (d)-[:DREAMED_FROM]->(s)
+    WITH d, s ORDER BY coalesce(s.occurred_at, s.recorded_at, s.created_at)
     WITH d, collect(s) AS sources
     OPTIONAL MATCH (d)-[:HAS_FEEDBACK]->(fb)
     WITH d, sources, fb ORDER BY fb.at
     RETURN d {.*} AS dream,
            [s IN sources | {kind: CASE WHEN s:Fact THEN 'fact' WHEN s:Claim THEN 'claim' ELSE 'fragment' END,
-                            id: s.id, text: left(s.text, 200), active: s.status = 'active'}] AS sources,
+                            id: s.id, text: left(s.text, 200), active: s.status = 'active',
+                            at: coalesce(s.occurred_at, s.recorded_at, s.created_at)}] AS sources,
            [x IN collect(fb) | x {.at, .decision, .feedback, .from_status, .to_status}] AS feedback
     """,
 )

@@ -6,10 +6,9 @@ import base64
 import binascii
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from graph.access import ProfileGraph, ProfileTx
 from graph.clock import utcnow
@@ -27,10 +26,10 @@ from graph.dreams.models import (
     FeedbackDecision,
     FeedbackEntry,
     FeedbackResult,
-    PhaseReport,
     PromotionReport,
     PromotionStage,
 )
+from graph.dreams.runs import run_from_record
 from graph.embedding.encoder import Embedder
 from graph.embedding.store import PassageVectors, embed_passages
 from graph.errors import InvalidInputError, NotFoundError
@@ -67,15 +66,16 @@ def _decode_cursor(cursor: str) -> tuple[datetime, str]:
 
 
 async def list_dreams(
-    graph: ProfileGraph, status: DreamStatus | None = None, limit: int = 20, cursor: str | None = None
+    graph: ProfileGraph, statuses: Collection[DreamStatus] = (), limit: int = 20, cursor: str | None = None
 ) -> DreamPage:
+    """Newest first; only dreams in `statuses` when any are given."""
     if not 1 <= limit <= MAX_LIST_LIMIT:
         raise InvalidInputError(f"limit must be 1 to {MAX_LIST_LIMIT}.")
     before, before_id = _decode_cursor(cursor) if cursor else (None, None)
     rows = await graph.read(
         ProfileTx.run,
         q.LIST_DREAMS,
-        status=status.value if status else None,
+        statuses=[status.value for status in statuses],
         before=before,
         before_id=before_id,
         limit=limit + 1,
@@ -107,26 +107,12 @@ async def get_dream(graph: ProfileGraph, dream_id: str) -> Dream:
     return await graph.read(_read_dream, dream_id)
 
 
-def _run_from_record(record: dict[str, Any]) -> DreamRun:
-    return DreamRun(
-        run_id=record["id"],
-        trigger=record["trigger"],
-        run_date=record["run_date"],
-        status=record["status"],
-        started_at=record["started_at"],
-        completed_at=record.get("completed_at"),
-        late=record.get("late") or False,
-        phases=[PhaseReport(**phase) for phase in json.loads(record.get("phases") or "[]")],
-        error=record.get("error"),
-    )
-
-
 async def _read_overview(tx: ProfileTx, defaults: DreamingConfig) -> DreamingOverview:
     config = await effective_config(tx, defaults)
     latest = await tx.single(q.LATEST_RUN)
     counts = {row["status"]: int(row["count"]) for row in await tx.run(q.DREAM_COUNTS)}
     return DreamingOverview(
-        config=config, latest_run=_run_from_record(latest["run"]) if latest else None, counts=counts
+        config=config, latest_run=run_from_record(latest["run"]) if latest else None, counts=counts
     )
 
 

@@ -26,7 +26,7 @@ from graph.dreams.models import (
 )
 from graph.embedding.status import SemanticStatus, semantic_status
 from graph.memory.models import MAX_CLAIMS, Authority, ClaimInput
-from scheduler.timing import next_due
+from scheduler.timing import next_run
 from server.context import AppContext, Ctx, app_of
 from server.errors import mapped_errors
 from server.sampling import host_model
@@ -50,9 +50,7 @@ async def dreaming_status(ctx: Ctx) -> DreamingStatusResult:
     app = app_of(ctx)
     graph = await app.graph_for(write=False)
     state = await review.overview(graph, app.settings.dreaming_defaults())
-    next_utc = None
-    if state.config.enabled:
-        next_utc = next_due(utcnow(), state.config.start_time_local, state.config.timezone)
+    next_utc = next_run(utcnow(), state.config)
     return DreamingStatusResult(
         config=state.config,
         latest_run=state.latest_run,
@@ -114,7 +112,7 @@ async def list_dreams(
 ) -> DreamPage:
     """Dreams of this profile, newest first, one page at a time."""
     graph = await app_of(ctx).graph_for(write=False)
-    return await review.list_dreams(graph, status, limit, cursor)
+    return await review.list_dreams(graph, (status,) if status else (), limit, cursor)
 
 
 @mapped_errors

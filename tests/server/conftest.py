@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,10 @@ import pytest
 from mcp import Client
 from mcp_types import CallToolResult
 
+from bench.processes import ServerStartError, free_port, serving
 from graph.access import ConnectionSettings
 from server.app import build_server
+from server.auth import add_token
 from server.settings import ReverieSettings
 
 CallTool = Callable[..., Awaitable[dict[str, Any]]]
@@ -72,3 +75,32 @@ def call(client: Client) -> CallTool:
         return structured(await client.call_tool(name, arguments))
 
     return call_tool
+
+
+@dataclass(frozen=True)
+class HttpServer:
+    base: str
+    write_token: str
+    read_token: str
+    other_profile_token: str
+
+    @property
+    def url(self) -> str:
+        """The MCP endpoint."""
+        return f"{self.base}/mcp"
+
+
+@pytest.fixture
+def http_server(server_env: dict[str, str], profile_id: str, tmp_path: Path) -> Iterator[HttpServer]:
+    tokens = tmp_path / "tokens.json"
+    write = add_token(tokens, profile_id, ["read", "write"], name="rw")
+    read = add_token(tokens, profile_id, ["read"], name="ro")
+    other = add_token(tokens, f"{profile_id}-other", ["read", "write"], name="other")
+    port = free_port()
+    env = {**server_env, "REVERIE_TOKENS_FILE": str(tokens), "REVERIE_HOME": str(tmp_path / "home")}
+    command = [str(REVERIE), "serve", "--transport", "http", "--host", "127.0.0.1", "--port", str(port)]
+    try:
+        with serving(command, env, port, tmp_path / "server.log"):
+            yield HttpServer(f"http://127.0.0.1:{port}", write.token, read.token, other.token)
+    except ServerStartError as error:
+        pytest.fail(str(error))

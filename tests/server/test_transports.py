@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,23 +18,19 @@ from mcp.client.streamable_http import streamable_http_client
 from graph.access import GraphStore
 from graph.localdb import free_port
 from server.app import build_server
-from server.auth import add_token
 from server.settings import ReverieSettings
-from tests.server.conftest import REVERIE, error_text, run_reverie, structured
+from tests.server.conftest import (
+    REVERIE,
+    HttpServer,
+    error_text,
+    run_reverie,
+    structured,
+)
 
 pytestmark = pytest.mark.anyio
 
 MEMORY_TOOLS = {"remember", "recall_memory", "reflect_memories", "confirm_memory", "retract_memory"}
 READ_ONLY_TOOLS = {"recall_memory", "reflect_memories"}
-STARTUP_LIMIT_S = 60.0
-
-
-def accepts_connections(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
 
 
 def check_tool_list(tools: dict[str, Any]) -> None:
@@ -108,51 +101,6 @@ async def test_read_only_tools_leave_the_graph_unchanged(
 
 
 # --- Streamable HTTP ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HttpServer:
-    url: str
-    write_token: str
-    read_token: str
-    other_profile_token: str
-
-
-@pytest.fixture
-def http_server(server_env: dict[str, str], profile_id: str, tmp_path: Path) -> Iterator[HttpServer]:
-    tokens = tmp_path / "tokens.json"
-    write = add_token(tokens, profile_id, ["read", "write"], name="rw")
-    read = add_token(tokens, profile_id, ["read"], name="ro")
-    other = add_token(tokens, f"{profile_id}-other", ["read", "write"], name="other")
-    port = free_port()
-    env = {**server_env, "REVERIE_TOKENS_FILE": str(tokens), "REVERIE_HOME": str(tmp_path / "home")}
-    log_path = tmp_path / "server.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [str(REVERIE), "serve", "--transport", "http", "--host", "127.0.0.1", "--port", str(port)],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        deadline = time.monotonic() + STARTUP_LIMIT_S
-        while not accepts_connections(port):
-            if process.poll() is not None:
-                pytest.fail(f"server exited with {process.returncode}:\n{log_path.read_text()}")
-            if time.monotonic() > deadline:
-                pytest.fail(
-                    f"server did not accept connections within {STARTUP_LIMIT_S}s:\n{log_path.read_text()}"
-                )
-            time.sleep(0.1)
-        yield HttpServer(f"http://127.0.0.1:{port}/mcp", write.token, read.token, other.token)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
 
 
 def http_client(token: str) -> httpx2.AsyncClient:

@@ -1,0 +1,342 @@
+"""The review page's handlers: as thin as the MCP tools, and calling the same graph functions.
+
+Each handler validates its form or query, resolves the profile from the signed-in session, calls
+`graph/` and renders a template. Sign-in, forgery checks and error pages are applied once, by
+`_guarded`, to every handler.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel, Field, ValidationError
+from starlette.datastructures import FormData
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.templating import Jinja2Templates
+
+from graph.access import ProfileGraph
+from graph.clock import utcnow
+from graph.dreams import review
+from graph.dreams.cycle import DEFAULT_GENERATOR, CycleRequest, ProgressFn, run_cycle
+from graph.dreams.models import MAX_FEEDBACK_CHARS, DreamStatus, FeedbackDecision
+from graph.dreams.related import related_dreams
+from graph.dreams.runs import recent_runs
+from graph.errors import ReverieError, validation_problems
+from graph.memory import pipeline
+from graph.memory.models import ClaimInput
+from graph.memory.policy import PREDICATE_RULES
+from graph.memory.recall import RecallRequest, recall
+from graph.memory.reflect import reflect
+from scheduler.timing import next_run
+from server.context import AppContext, LiveApp
+from server.errors import logged_internal_error
+from server.review.charts import CHART_HEIGHT, CHART_STATUSES, chart_width, night_bars
+from server.review.cycles import ManualCycles
+from server.review.sessions import SESSION_COOKIE, ReviewSession, SessionStore
+
+log = logging.getLogger(__name__)
+
+ROOT = "/review"
+_HERE = Path(__file__).parent
+_TEMPLATES = Jinja2Templates(directory=_HERE / "templates")
+_STYLESHEET = (_HERE / "static" / "review.css").read_text(encoding="utf-8")
+# Everything the page needs is served from here; nothing loads from elsewhere, no inline script.
+_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; form-action 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
+QUEUES: dict[str, tuple[DreamStatus, ...]] = {
+    "open": (DreamStatus.PROPOSED, DreamStatus.REINFORCED),
+    "all": (),
+    **{status.value: (status,) for status in DreamStatus},
+}
+PAGE_SIZE = 10
+FORGED = "This form did not come from this page; nothing was changed."
+READ_ONLY = (
+    "This token can read only; reviewing changes memory and needs a token with the 'write' scope "
+    "(`reverie token create --scopes read,write`)."
+)
+
+Handler = Callable[[Request, ReviewSession], Awaitable[Response]]
+
+
+class FeedbackForm(BaseModel):
+    decision: FeedbackDecision
+    feedback: str | None = Field(default=None, max_length=MAX_FEEDBACK_CHARS)
+    subject: str | None = None
+    predicate: str | None = None
+    object: str | None = None
+
+    def claims(self) -> list[ClaimInput]:
+        """The statement the person confirmed, in their own hand, so both confidences are full."""
+        parts = (self.subject, self.predicate, self.object)
+        if not any(parts):
+            return []
+        if not all(parts):
+            raise _FormError("Give subject, predicate and object together, or leave all three empty.")
+        return [
+            ClaimInput(
+                subject=self.subject or "",
+                predicate=self.predicate or "",
+                object=self.object or "",
+                extract_conf=1.0,
+                resolution_conf=1.0,
+            )
+        ]
+
+
+class ConfirmForm(BaseModel):
+    decision: Literal["accept_claim", "keep_existing", "reject_claim"]
+
+
+class _FormError(ReverieError):
+    """A form the page cannot act on; shown to the person as is."""
+
+
+def _fields(form: FormData) -> dict[str, str]:
+    """The form's text fields, with empty inputs read as absent."""
+    return {key: value for key, value in form.items() if isinstance(value, str) and value.strip()}
+
+
+@dataclass
+class ReviewPage:
+    live: LiveApp
+    sessions: SessionStore
+    cycles: ManualCycles
+
+    # --- rendering ------------------------------------------------------------------------
+
+    def render(
+        self,
+        request: Request,
+        template: str,
+        session: ReviewSession | None,
+        status_code: int = 200,
+        **values: Any,
+    ) -> Response:
+        notice = self.sessions.take_notice(session) if session else None
+        context = {"root": ROOT, "session": session, "notice": notice, **values}
+        response = _TEMPLATES.TemplateResponse(request, template, context, status_code=status_code)
+        response.headers.update(_HEADERS)
+        return response
+
+    def refuse(
+        self, request: Request, message: str, status_code: int, session: ReviewSession | None
+    ) -> Response:
+        return self.render(request, "problem.html", session, status_code=status_code, message=message)
+
+    def back_to(self, path: str, session: ReviewSession, notice: str | None = None) -> Response:
+        if notice:
+            self.sessions.leave_notice(session, notice)
+        return RedirectResponse(ROOT + path, status_code=303)
+
+    async def graph(self, session: ReviewSession) -> tuple[AppContext, ProfileGraph]:
+        app = self.live.get()
+        return app, await app.graph_of(session.profile)
+
+    # --- sign-in, forgery and errors, for every handler ------------------------------------
+
+    def _guarded(self, handler: Handler, *, write: bool) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            session = self.sessions.find(request.cookies.get(SESSION_COOKIE))
+            if session is None:
+                if request.method == "GET":
+                    return RedirectResponse(f"{ROOT}/login", status_code=303)
+                return self.refuse(
+                    request, "You are not signed in (or your session ended); sign in again.", 401, None
+                )
+            if request.method == "POST":
+                form = await request.form()
+                if not _same_origin(request) or not session.accepts(str(form.get("csrf_token", ""))):
+                    return self.refuse(request, FORGED, 403, session)
+            if write and not session.can_write:
+                return self.refuse(request, READ_ONLY, 403, session)
+            try:
+                return await handler(request, session)
+            except ValidationError as error:
+                return self.refuse(
+                    request, f"The form is not valid: {validation_problems(error)}", 400, session
+                )
+            except ReverieError as error:
+                return self.refuse(request, str(error), 400, session)
+            except Exception:
+                return self.refuse(
+                    request, logged_internal_error(f"Review page {request.url.path}"), 500, session
+                )
+
+        return endpoint
+
+    # --- sign-in --------------------------------------------------------------------------
+
+    async def sign_in_form(self, request: Request) -> Response:
+        return self.render(request, "login.html", None)
+
+    async def sign_in(self, request: Request) -> Response:
+        if not _same_origin(request):
+            return self.refuse(request, FORGED, 403, None)
+        form = await request.form()
+        session = await self.sessions.sign_in(str(form.get("token", "")))
+        if session is None:
+            # The same words whatever was wrong, so a guess learns nothing about which profiles exist.
+            return self.render(request, "login.html", None, status_code=401, failed=True)
+        response = RedirectResponse(ROOT, status_code=303)
+        response.set_cookie(
+            SESSION_COOKIE,
+            session.id,
+            max_age=int(self.sessions.lifetime.total_seconds()),
+            path=ROOT,
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+        )
+        return response
+
+    async def sign_out(self, request: Request, session: ReviewSession) -> Response:
+        self.sessions.sign_out(session.id)
+        response = RedirectResponse(f"{ROOT}/login", status_code=303)
+        response.delete_cookie(SESSION_COOKIE, path=ROOT)
+        return response
+
+    # --- dreams ---------------------------------------------------------------------------
+
+    async def dreams(self, request: Request, session: ReviewSession) -> Response:
+        queue = request.query_params.get("status", "open")
+        if queue not in QUEUES:
+            raise _FormError(f"status must be one of: {', '.join(QUEUES)}.")
+        app, graph = await self.graph(session)
+        cursor = request.query_params.get("cursor") or None
+        page = await review.list_dreams(graph, QUEUES[queue], PAGE_SIZE, cursor)
+        state = await review.overview(graph, app.settings.dreaming_defaults())
+        return self.render(
+            request, "dreams.html", session, page=page, queue=queue, queues=list(QUEUES), counts=state.counts
+        )
+
+    async def dream(self, request: Request, session: ReviewSession) -> Response:
+        _, graph = await self.graph(session)
+        dream = await review.get_dream(graph, request.path_params["dream_id"])
+        return self.render(request, "dream.html", session, dream=dream, predicates=sorted(PREDICATE_RULES))
+
+    async def feedback(self, request: Request, session: ReviewSession) -> Response:
+        form = FeedbackForm.model_validate(_fields(await request.form()))
+        app, graph = await self.graph(session)
+        result = await review.resolve_feedback(
+            graph,
+            request.path_params["dream_id"],
+            form.decision,
+            form.feedback,
+            claims=form.claims(),
+            authority="primary",
+            embedder=app.embedder,
+        )
+        return self.render(
+            request,
+            "dream.html",
+            session,
+            dream=result.dream,
+            predicates=sorted(PREDICATE_RULES),
+            outcome=result,
+        )
+
+    # --- memory ---------------------------------------------------------------------------
+
+    async def memory(self, request: Request, session: ReviewSession) -> Response:
+        app, graph = await self.graph(session)
+        query = request.query_params.get("q", "").strip()
+        found = None
+        if query:
+            found = await recall(graph, RecallRequest(query=query), related_dreams, embedder=app.embedder)
+        health = await reflect(graph, limit=20)
+        return self.render(request, "memory.html", session, query=query, found=found, health=health)
+
+    async def confirm(self, request: Request, session: ReviewSession) -> Response:
+        form = ConfirmForm.model_validate(_fields(await request.form()))
+        _, graph = await self.graph(session)
+        result = await pipeline.confirm(graph, request.path_params["claim_id"], form.decision)
+        claim = result.claim
+        return self.back_to(
+            "/memory",
+            session,
+            f"Recorded: “{claim.subject} {claim.predicate} {claim.object}” is now {claim.status}.",
+        )
+
+    # --- runs -----------------------------------------------------------------------------
+
+    async def runs(self, request: Request, session: ReviewSession) -> Response:
+        app, graph = await self.graph(session)
+        state = await review.overview(graph, app.settings.dreaming_defaults())
+        runs = await recent_runs(graph)
+        bars = night_bars(runs)
+        return self.render(
+            request,
+            "runs.html",
+            session,
+            runs=runs,
+            config=state.config,
+            next_run=_local(next_run(utcnow(), state.config), state.config.timezone),
+            progress=self.cycles.look(session.profile),
+            bars=bars,
+            chart_width=chart_width(bars),
+            chart_height=CHART_HEIGHT,
+            chart_statuses=CHART_STATUSES,
+        )
+
+    async def start_cycle(self, request: Request, session: ReviewSession) -> Response:
+        if self.cycles.running(session.profile):
+            return self.back_to("/runs", session, "A cycle started here is still running.")
+        app, graph = await self.graph(session)
+        defaults = app.settings.dreaming_defaults()
+
+        async def cycle(progress: ProgressFn) -> object:
+            request = CycleRequest(trigger="manual")
+            return await run_cycle(
+                graph,
+                defaults,
+                request,
+                generator=DEFAULT_GENERATOR,
+                progress=progress,
+                embedder=app.embedder,
+            )
+
+        self.cycles.start(session.profile, cycle)
+        return self.back_to("/runs", session)
+
+    async def stylesheet(self, request: Request) -> Response:
+        return Response(_STYLESHEET, media_type="text/css", headers={"Cache-Control": "max-age=3600"})
+
+    # --- the routing table ------------------------------------------------------------------
+
+    def endpoints(self) -> list[tuple[str, list[str], Callable[[Request], Awaitable[Response]]]]:
+        guarded = self._guarded
+        return [
+            (f"{ROOT}/login", ["GET"], self.sign_in_form),
+            (f"{ROOT}/login", ["POST"], self.sign_in),
+            (f"{ROOT}/static/review.css", ["GET"], self.stylesheet),
+            (f"{ROOT}/logout", ["POST"], guarded(self.sign_out, write=False)),
+            (ROOT, ["GET"], guarded(self.dreams, write=False)),
+            (f"{ROOT}/dreams/{{dream_id}}", ["GET"], guarded(self.dream, write=False)),
+            (f"{ROOT}/dreams/{{dream_id}}/feedback", ["POST"], guarded(self.feedback, write=True)),
+            (f"{ROOT}/memory", ["GET"], guarded(self.memory, write=False)),
+            (f"{ROOT}/claims/{{claim_id}}/confirm", ["POST"], guarded(self.confirm, write=True)),
+            (f"{ROOT}/runs", ["GET"], guarded(self.runs, write=False)),
+            (f"{ROOT}/runs", ["POST"], guarded(self.start_cycle, write=True)),
+        ]
+
+
+def _same_origin(request: Request) -> bool:
+    """False for a form posted from another site; browsers always send Origin on such posts."""
+    origin = request.headers.get("origin")
+    return origin is None or origin == f"{request.url.scheme}://{request.url.netloc}"
+
+
+def _local(instant: datetime | None, timezone: str) -> datetime | None:
+    return instant.astimezone(ZoneInfo(timezone)) if instant is not None else None

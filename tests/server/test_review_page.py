@@ -1,0 +1,226 @@
+"""The review page in a real browser (Debian's headless Chromium through Selenium) against the
+HTTP server a user runs, with the real Neo4j and model; the graph is checked after each action.
+
+Screenshots of the main views go to $REVERIE_SCREENSHOTS (default ~/.cache/reverie/screenshots).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx2
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from tests.server.conftest import CallTool, HttpServer
+from tests.server.test_dreaming_tools import first_dream, remember_all
+
+pytestmark = pytest.mark.anyio
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+SCREENSHOTS = Path(os.environ.get("REVERIE_SCREENSHOTS", Path.home() / ".cache/reverie/screenshots"))
+WAIT_S = 60
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[WebDriver]:
+    missing = [str(path) for path in (CHROMIUM, CHROMEDRIVER) if not path.exists()]
+    if missing:
+        pytest.fail(
+            f"The review page tests need Debian's chromium and chromium-driver ({', '.join(missing)} "
+            "missing): `make test` installs them as root, or run `apt-get install chromium chromium-driver`."
+        )
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1100,900"):
+        options.add_argument(argument)
+    # An explicit driver path keeps Selenium Manager from trying to download one.
+    driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture
+def page(browser: WebDriver) -> WebDriver:
+    browser.delete_all_cookies()
+    browser.set_window_size(1100, 900)
+    return browser
+
+
+def screenshot(browser: WebDriver, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
+
+
+def sign_in(browser: WebDriver, server: HttpServer, token: str) -> None:
+    browser.get(f"{server.base}/review")
+    field = WebDriverWait(browser, WAIT_S).until(
+        expected_conditions.presence_of_element_located((By.ID, "token"))
+    )
+    field.send_keys(token)
+    click_through(browser, "main form button")
+
+
+def text_of(browser: WebDriver) -> str:
+    return str(browser.find_element(By.TAG_NAME, "main").text)
+
+
+def click_through(browser: WebDriver, css: str) -> None:
+    """Click and wait until the next page has replaced this one."""
+    current = browser.find_element(By.TAG_NAME, "html")
+    browser.find_element(By.CSS_SELECTOR, css).click()
+    WebDriverWait(browser, WAIT_S).until(expected_conditions.staleness_of(current))
+
+
+def press(browser: WebDriver, decision: str) -> None:
+    click_through(browser, f"button[name=decision][value={decision}]")
+
+
+async def test_a_person_reviews_and_promotes_dreams_and_the_graph_follows(
+    page: WebDriver, http_server: HttpServer, call: CallTool
+) -> None:
+    await remember_all(call)
+    first = await first_dream(call, max_outputs=5)
+    sign_in(page, http_server, http_server.write_token)
+    assert first["hypothesis"] in text_of(page)
+    screenshot(page, "dreams")
+
+    page.get(f"{http_server.base}/review/dreams/{first['id']}")
+    shown = text_of(page)
+    for source in first["sources"]:  # type: ignore[attr-defined]
+        assert source["text"][:60] in shown
+    assert page.find_elements(By.CSS_SELECTOR, "svg.link circle")
+    screenshot(page, "dream")
+    press(page, "reinforce")
+    assert "now reinforced" in text_of(page)
+    assert (await call("get_dream", dream_id=first["id"]))["status"] == "reinforced"
+
+    words = "Yes, I love reading Saramago novels."
+    page.find_element(By.ID, "feedback").send_keys(words)
+    page.find_element(By.NAME, "subject").send_keys("user")
+    Select(page.find_element(By.NAME, "predicate")).select_by_visible_text("likes")
+    page.find_element(By.NAME, "object").send_keys("Saramago novels")
+    press(page, "promote_candidate")
+    outcome = page.find_element(By.CSS_SELECTOR, "section.outcome").text
+    assert "What happened in your memory" in outcome and "Saramago novels" in outcome
+    screenshot(page, "promoted")
+    stored = await call("get_dream", dream_id=first["id"])
+    assert stored["status"] == "promoted" and stored["feedback"][-1]["feedback"] == words
+    found = await call("recall_memory", query="Saramago novels")
+    assert any(item["kind"] == "fact" and "Saramago novels" in item["text"] for item in found["results"])
+
+
+async def test_a_person_answers_a_clarification_and_searches_memory(
+    page: WebDriver, http_server: HttpServer, call: CallTool
+) -> None:
+    def works_at(company: str) -> dict[str, object]:
+        return {
+            "subject": "user",
+            "predicate": "works_at",
+            "object": company,
+            "extract_conf": 0.9,
+            "resolution_conf": 0.8,
+        }
+
+    await call("remember", content="I work at Acme Corp.", claims=[works_at("Acme Corp")])
+    beta = (await call("remember", content="I work at Beta Labs.", claims=[works_at("Beta Labs")]))["claims"][
+        0
+    ]
+    assert beta["outcome"] == "clarification_required"
+    sign_in(page, http_server, http_server.write_token)
+    page.get(f"{http_server.base}/review/memory")
+    assert beta["clarification"]["question"] in text_of(page)
+    screenshot(page, "memory")
+    press(page, "accept_claim")
+    assert "is now promoted" in text_of(page)
+    health = await call("reflect_memories")
+    assert health["counts"]["open_clarifications"] == 0
+
+    page.find_element(By.ID, "q").send_keys("Where is my job?")
+    click_through(page, "form.search button")
+    results = page.find_element(By.CSS_SELECTOR, "ol.results").text
+    assert "Beta Labs" in results
+    assert "found by" in results
+
+
+async def test_a_manual_cycle_started_in_the_page_is_followed_to_its_night(
+    page: WebDriver, http_server: HttpServer, call: CallTool
+) -> None:
+    await remember_all(call)
+    sign_in(page, http_server, http_server.write_token)
+    page.get(f"{http_server.base}/review/runs")
+    assert "No cycles yet." in text_of(page)
+    click_through(page, "main form button")
+    followed = text_of(page)
+    assert "Dreaming now" in followed or "The cycle you started has finished" in followed
+    WebDriverWait(page, WAIT_S).until(lambda browser: "completed" in text_of(browser))
+    screenshot(page, "nights")
+    status = await call("dreaming_status")
+    assert status["latest_run"]["status"] == "completed" and status["latest_run"]["trigger"] == "manual"
+    assert page.find_elements(By.CSS_SELECTOR, "figure.nights rect")
+
+
+async def test_the_page_fits_a_phone(page: WebDriver, http_server: HttpServer, call: CallTool) -> None:
+    await remember_all(call)
+    await first_dream(call, max_outputs=3)
+    page.set_window_size(390, 844)
+    sign_in(page, http_server, http_server.write_token)
+    width = page.execute_script("return document.documentElement.scrollWidth")
+    assert width <= 390
+    screenshot(page, "dreams-phone")
+
+
+async def test_a_wrong_token_learns_nothing_and_a_read_only_token_changes_nothing(
+    page: WebDriver, http_server: HttpServer, call: CallTool
+) -> None:
+    await remember_all(call)
+    dream = await first_dream(call, max_outputs=3)
+    sign_in(page, http_server, "not-a-token-of-this-server")
+    assert "That token is not valid here" in text_of(page)
+    sign_in(page, http_server, http_server.other_profile_token)
+    assert dream["hypothesis"] not in text_of(page)
+
+    page.delete_all_cookies()
+    sign_in(page, http_server, http_server.read_token)
+    page.get(f"{http_server.base}/review/dreams/{dream['id']}")
+    press(page, "reject")
+    assert "can read only" in text_of(page)
+    assert (await call("get_dream", dream_id=dream["id"]))["status"] == "proposed"
+
+
+async def test_a_forged_cross_site_post_changes_nothing(
+    page: WebDriver, http_server: HttpServer, call: CallTool
+) -> None:
+    await remember_all(call)
+    dream = await first_dream(call, max_outputs=3)
+    target = f"{http_server.base}/review/dreams/{dream['id']}/feedback"
+    sign_in(page, http_server, http_server.write_token)
+    # Another site's page that posts to Reverie as soon as it loads, in the signed-in browser.
+    forged = f'<form method="post" action="{target}"><input name="decision" value="reject"></form>'
+    page.get("data:text/html," + quote(forged + "<script>document.forms[0].submit()</script>"))
+    WebDriverWait(page, WAIT_S).until(lambda browser: browser.current_url.startswith(http_server.base))
+    assert (await call("get_dream", dream_id=dream["id"]))["status"] == "proposed"
+
+    # A client that holds the session cookie still needs the form's token and this origin.
+    async with httpx2.AsyncClient(base_url=http_server.base) as http:
+        signed = await http.post("/review/login", data={"token": http_server.write_token})
+        assert signed.status_code == 303
+        assert (await http.get("/review")).status_code == 200  # the session cookie is held
+        missing = await http.post(target, data={"decision": "reject"})
+        assert missing.status_code == 403
+        other_site = await http.post(
+            target, data={"decision": "reject"}, headers={"Origin": "https://evil.example"}
+        )
+        assert other_site.status_code == 403
+    assert (await call("get_dream", dream_id=dream["id"]))["status"] == "proposed"

@@ -29,6 +29,17 @@ class NotFoundError(ReverieError):
         self.item_id = item_id
 
 
+class IdempotencyConflictError(ReverieError):
+    """A key sent again with other content: neither a retry (same content) nor a new memory."""
+
+    def __init__(self, key: str, fragment_id: str) -> None:
+        super().__init__(
+            f"idempotency_key {key[:200]!r} was already used for different content (fragment "
+            f"{fragment_id}); nothing was stored. A retry must send the same content; new content "
+            "needs a new key."
+        )
+
+
 class MissingRowError(ReverieError):
     """A query that must return a row (a write that creates or updates a node it just matched)
     returned none: the graph changed under the transaction, which was rolled back."""

@@ -20,7 +20,7 @@ from graph.access import ProfileGraph, ProfileTx
 from graph.clock import as_utc, utcnow
 from graph.embedding.encoder import Embedder
 from graph.embedding.store import PassageVectors, embed_passages, vector_properties
-from graph.errors import InvalidInputError, InvalidTransitionError, NotFoundError
+from graph.errors import IdempotencyConflictError, InvalidInputError, InvalidTransitionError, NotFoundError
 from graph.memory import queries as q
 from graph.memory.claims import claim_fields, settle_claim, upsert_claim
 from graph.memory.models import (
@@ -107,6 +107,8 @@ def content_hash(content: str) -> str:
 async def _find_duplicate(tx: ProfileTx, request: RememberRequest, digest: str) -> FragmentRef | None:
     if request.idempotency_key:
         row = await tx.single(q.FIND_FRAGMENT_BY_KEY, key=request.idempotency_key)
+        if row and row["content_hash"] != digest:
+            raise IdempotencyConflictError(request.idempotency_key, row["id"])
         if row:
             return FragmentRef(
                 id=row["id"], created=False, duplicate_of=row["id"], duplicate_by="idempotency_key"

@@ -18,7 +18,8 @@ CLARIFICATION_FIELDS = "q {.id, .question, .claim_id, .fact_id, .status, .create
 
 FIND_FRAGMENT_BY_KEY = ScopedQuery(
     "find_fragment_by_key",
-    "MATCH (f:SourceFragment {profile_id: $profile_id, idempotency_key: $key}) RETURN f.id AS id",
+    "MATCH (f:SourceFragment {profile_id: $profile_id, idempotency_key: $key}) "
+    "RETURN f.id AS id, f.content_hash AS content_hash",
 )
 FIND_FRAGMENT_BY_HASH = ScopedQuery(
     "find_fragment_by_hash",

@@ -61,6 +61,8 @@ QUEUES: dict[str, tuple[DreamStatus, ...]] = {
     **{status.value: (status,) for status in DreamStatus},
 }
 PAGE_SIZE = 10
+# As the tools bound dream_id and claim_id.
+MAX_ID_CHARS = 64
 FORGED = "This form did not come from this page; nothing was changed."
 READ_ONLY = (
     "This token can read only; reviewing changes memory and needs a token with the 'write' scope "
@@ -223,7 +225,7 @@ class ReviewPage:
 
     async def dream(self, request: Request, session: ReviewSession) -> Response:
         _, graph = await self.graph(session)
-        dream = await review.get_dream(graph, request.path_params["dream_id"])
+        dream = await review.get_dream(graph, _path_id(request, "dream_id"))
         return self.render(request, "dream.html", session, dream=dream, predicates=sorted(PREDICATE_RULES))
 
     async def feedback(self, request: Request, session: ReviewSession) -> Response:
@@ -231,7 +233,7 @@ class ReviewPage:
         app, graph = await self.graph(session)
         result = await review.resolve_feedback(
             graph,
-            request.path_params["dream_id"],
+            _path_id(request, "dream_id"),
             form.decision,
             form.feedback,
             claims=form.claims(),
@@ -261,7 +263,7 @@ class ReviewPage:
     async def confirm(self, request: Request, session: ReviewSession) -> Response:
         form = ConfirmForm.model_validate(_fields(await request.form()))
         _, graph = await self.graph(session)
-        result = await pipeline.confirm(graph, request.path_params["claim_id"], form.decision)
+        result = await pipeline.confirm(graph, _path_id(request, "claim_id"), form.decision)
         claim = result.claim
         return self.back_to(
             "/memory",
@@ -330,6 +332,14 @@ class ReviewPage:
             (f"{ROOT}/runs", ["GET"], guarded(self.runs, write=False)),
             (f"{ROOT}/runs", ["POST"], guarded(self.start_cycle, write=True)),
         ]
+
+
+def _path_id(request: Request, name: str) -> str:
+    """An id from the address; ids are short, so a long one is refused without echoing it."""
+    value = str(request.path_params[name])
+    if len(value) > MAX_ID_CHARS:
+        raise _FormError(f"That address holds no {name.removesuffix('_id')} id of this profile.")
+    return value
 
 
 def _same_origin(request: Request) -> bool:

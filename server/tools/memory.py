@@ -37,7 +37,10 @@ async def remember(
     authority: Annotated[
         Authority, Field(description="primary: the person's own words; secondary: a document; other: hearsay")
     ] = "primary",
-    idempotency_key: Annotated[str | None, Field(max_length=200, description="Same key = same call")] = None,
+    idempotency_key: Annotated[
+        str | None,
+        Field(max_length=200, description="A retry's key; other content under a used key is refused"),
+    ] = None,
     labels: Annotated[list[str] | None, Field(description="Up to 20 tags of up to 64 chars")] = None,
     metadata: Annotated[dict[str, Any] | None, Field(description="Small JSON object kept with it")] = None,
     claims: Annotated[

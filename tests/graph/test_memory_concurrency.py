@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from graph.access import ProfileGraph
-from graph.errors import InvalidInputError, NotFoundError
+from graph.errors import IdempotencyConflictError, InvalidInputError, NotFoundError
 from graph.memory.models import (
     ClaimInput,
     PromotionOutcome,
@@ -43,6 +43,22 @@ async def test_concurrent_equal_claims_leave_one_active_fact_and_questions_for_t
     reflection = await health(graph)
     assert reflection.counts.open_clarifications == 7
     assert {q.fact_id for q in reflection.clarifications} == {winner.claims[0].fact.id}  # type: ignore[union-attr]
+
+
+async def test_concurrent_calls_on_one_key_with_other_contents_keep_one_and_refuse_the_rest(
+    graph: ProfileGraph,
+) -> None:
+    contents = [f"Note {number}: I planted {number} tulips today." for number in range(20)]
+    results = await asyncio.gather(
+        *(say(graph, content, idempotency_key="same-key") for content in contents), return_exceptions=True
+    )
+
+    stored = [result for result in results if not isinstance(result, BaseException)]
+    refused = [result for result in results if isinstance(result, IdempotencyConflictError)]
+    assert (len(stored), len(refused)) == (1, 19)
+    assert (await counts(graph))["fragments"] == 1
+    for error in refused:
+        assert stored[0].fragment.id in str(error)
 
 
 async def test_concurrent_claims_of_different_strength_leave_the_strongest_active(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graph.access import ProfileGraph
+from graph.errors import IdempotencyConflictError
 from graph.memory.models import (
     ClaimInput,
     ClaimStatus,
@@ -33,7 +34,7 @@ pytestmark = pytest.mark.anyio
 
 async def test_same_idempotency_key_returns_the_original_fragment(graph: ProfileGraph) -> None:
     first = await say(graph, "I like jazz a lot.", idempotency_key="chat-1#3")
-    again = await say(graph, "Different words, same call.", idempotency_key="chat-1#3")
+    again = await say(graph, "  i like JAZZ a lot. ", idempotency_key="chat-1#3")
 
     assert first.fragment.created is True
     assert again.fragment.created is False
@@ -42,8 +43,19 @@ async def test_same_idempotency_key_returns_the_original_fragment(graph: Profile
     assert again.fragment.duplicate_by == "idempotency_key"
     assert again.claims == []
     assert (await counts(graph))["fragments"] == 1
-    # The retried call stored nothing of its own text.
+
+
+async def test_same_idempotency_key_with_other_content_is_a_conflict_that_stores_nothing(
+    graph: ProfileGraph,
+) -> None:
+    first = await say(graph, "I like jazz a lot.", idempotency_key="chat-1#3")
+    with pytest.raises(IdempotencyConflictError, match="already used for different content") as raised:
+        await say(graph, "Different words, same key.", works_at("Acme Corp"), idempotency_key="chat-1#3")
+
+    assert first.fragment.id in str(raised.value)
+    assert (await counts(graph))["fragments"] == 1
     assert ids(await find(graph, "Different words"), "fragment") == set()
+    assert (await health(graph)).counts.candidate_claims == 0
 
 
 async def test_same_content_modulo_case_and_whitespace_is_a_content_hash_duplicate(

@@ -87,12 +87,16 @@ async def test_remember_promotes_a_gate_passing_claim_and_recall_finds_it(call: 
 # --- dedupe --------------------------------------------------------------------------------
 
 
-async def test_remember_deduplicates_by_key_then_by_content(call: CallTool) -> None:
+async def test_remember_deduplicates_by_key_then_by_content(client: Client, call: CallTool) -> None:
     first = await call("remember", content="I love jazz records.", idempotency_key="chat-7#1")
 
-    retried = await call("remember", content="A retry with other words.", idempotency_key="chat-7#1")
+    retried = await call("remember", content="I love jazz records. ", idempotency_key="chat-7#1")
+    conflict = await client.call_tool(
+        "remember", {"content": "A retry with other words.", "idempotency_key": "chat-7#1"}
+    )
     restated = await call("remember", content="  i LOVE jazz   records. ")
 
+    assert "already used for different content" in error_text(conflict)
     assert (retried["fragment"]["duplicate_by"], retried["fragment"]["id"]) == (
         "idempotency_key",
         first["fragment"]["id"],

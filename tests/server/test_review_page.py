@@ -7,6 +7,7 @@ Screenshots of the main views go to $REVERIE_SCREENSHOTS (default ~/.cache/rever
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -14,6 +15,7 @@ from urllib.parse import quote
 import httpx2
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -65,9 +67,7 @@ def screenshot(browser: WebDriver, name: str) -> None:
 
 def sign_in(browser: WebDriver, server: HttpServer, token: str) -> None:
     browser.get(f"{server.base}/review")
-    field = WebDriverWait(browser, WAIT_S).until(
-        expected_conditions.presence_of_element_located((By.ID, "token"))
-    )
+    field = waiting(browser).until(expected_conditions.presence_of_element_located((By.ID, "token")))
     field.send_keys(token)
     click_through(browser, "main form button")
 
@@ -76,11 +76,20 @@ def text_of(browser: WebDriver) -> str:
     return str(browser.find_element(By.TAG_NAME, "main").text)
 
 
+def waiting(browser: WebDriver) -> WebDriverWait[WebDriver]:
+    # Mid-navigation, chromedriver can answer with errors other than a stale element.
+    return WebDriverWait(browser, WAIT_S, ignored_exceptions=(WebDriverException,))
+
+
 def click_through(browser: WebDriver, css: str) -> None:
-    """Click and wait until the next page has replaced this one."""
-    current = browser.find_element(By.TAG_NAME, "html")
+    """Click and wait until the next page has replaced this one and finished loading."""
+    browser.execute_script("window.reverieLeaving = true")
     browser.find_element(By.CSS_SELECTOR, css).click()
-    WebDriverWait(browser, WAIT_S).until(expected_conditions.staleness_of(current))
+    waiting(browser).until(
+        lambda loaded: loaded.execute_script(
+            "return !window.reverieLeaving && document.readyState === 'complete'"
+        )
+    )
 
 
 def press(browser: WebDriver, decision: str) -> None:
@@ -162,9 +171,12 @@ async def test_a_manual_cycle_started_in_the_page_is_followed_to_its_night(
     page.get(f"{http_server.base}/review/runs")
     assert "No cycles yet." in text_of(page)
     click_through(page, "main form button")
-    followed = text_of(page)
-    assert "Dreaming now" in followed or "The cycle you started has finished" in followed
-    WebDriverWait(page, WAIT_S).until(lambda browser: "completed" in text_of(browser))
+    # The page follows the cycle it started: progress while it runs, then its end, once.
+    waiting(page).until(
+        lambda shown: any(line in text_of(shown) for line in ("Dreaming now", "has finished"))
+    )
+    waiting(page).until(lambda shown: "The cycle you started has finished" in text_of(shown))
+    assert "completed" in text_of(page)
     screenshot(page, "nights")
     status = await call("dreaming_status")
     assert status["latest_run"]["status"] == "completed" and status["latest_run"]["trigger"] == "manual"
@@ -209,7 +221,7 @@ async def test_a_forged_cross_site_post_changes_nothing(
     # Another site's page that posts to Reverie as soon as it loads, in the signed-in browser.
     forged = f'<form method="post" action="{target}"><input name="decision" value="reject"></form>'
     page.get("data:text/html," + quote(forged + "<script>document.forms[0].submit()</script>"))
-    WebDriverWait(page, WAIT_S).until(lambda browser: browser.current_url.startswith(http_server.base))
+    waiting(page).until(lambda browser: browser.current_url.startswith(http_server.base))
     assert (await call("get_dream", dream_id=dream["id"]))["status"] == "proposed"
 
     # A client that holds the session cookie still needs the form's token and this origin.
@@ -223,4 +235,31 @@ async def test_a_forged_cross_site_post_changes_nothing(
             target, data={"decision": "reject"}, headers={"Origin": "https://evil.example"}
         )
         assert other_site.status_code == 403
+    assert (await call("get_dream", dream_id=dream["id"]))["status"] == "proposed"
+
+
+async def test_bad_forms_and_addresses_are_answered_and_change_nothing(
+    http_server: HttpServer, call: CallTool
+) -> None:
+    await remember_all(call)
+    dream = await first_dream(call, max_outputs=3)
+    target = f"/review/dreams/{dream['id']}/feedback"
+    async with httpx2.AsyncClient(base_url=http_server.base) as http:
+        await http.post("/review/login", data={"token": http_server.write_token})
+        page = (await http.get(f"/review/dreams/{dream['id']}")).text
+        csrf = re.search(r'name="csrf_token" value="([^"]+)"', page)
+        assert csrf is not None
+        form = {"csrf_token": csrf.group(1)}
+        answers = {
+            "decision": await http.post(target, data={**form, "decision": "delete"}),
+            "together": await http.post(
+                target, data={**form, "decision": "promote_candidate", "feedback": "yes", "subject": "user"}
+            ),
+            "status must be one of": await http.get("/review", params={"status": "everything"}),
+            "holds no dream id": await http.get("/review/dreams/" + "x" * 5000),
+            "exists in this profile": await http.get("/review/dreams/no-such-dream"),
+        }
+    for expected, answer in answers.items():
+        assert answer.status_code == 400, (expected, answer.status_code)
+        assert expected in answer.text and "x" * 100 not in answer.text
     assert (await call("get_dream", dream_id=dream["id"]))["status"] == "proposed"

@@ -42,7 +42,7 @@ def next_due(now: datetime, start_time_local: str, timezone: str) -> datetime:
 
 
 def next_run(now: datetime, config: DreamingConfig) -> datetime | None:
-    """The profile's next nightly run in UTC; None when its nightly dreaming is off."""
+    """The profile's next nightly run, in its own time zone; None when its nightly dreaming is off."""
     if not config.enabled:
         return None
-    return next_due(now, config.start_time_local, config.timezone)
+    return next_due(now, config.start_time_local, config.timezone).astimezone(ZoneInfo(config.timezone))

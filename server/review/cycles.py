@@ -24,7 +24,8 @@ CycleStarter = Callable[[ProgressFn], Awaitable[object]]
 @dataclass
 class CycleProgress:
     step: float = 0
-    total: float = 3
+    # Unknown until the cycle reports its first step (it knows how many phases it will run).
+    total: float | None = None
     message: str = "starting"
     done: bool = False
     problem: str | None = None

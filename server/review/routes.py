@@ -10,10 +10,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
-from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field, ValidationError
 from starlette.datastructures import FormData
@@ -284,7 +282,7 @@ class ReviewPage:
             session,
             runs=runs,
             config=state.config,
-            next_run=_local(next_run(utcnow(), state.config), state.config.timezone),
+            next_run=next_run(utcnow(), state.config),
             progress=self.cycles.look(session.profile),
             bars=bars,
             chart_width=chart_width(bars),
@@ -299,11 +297,10 @@ class ReviewPage:
         defaults = app.settings.dreaming_defaults()
 
         async def cycle(progress: ProgressFn) -> object:
-            request = CycleRequest(trigger="manual")
             return await run_cycle(
                 graph,
                 defaults,
-                request,
+                CycleRequest(trigger="manual"),
                 generator=DEFAULT_GENERATOR,
                 progress=progress,
                 embedder=app.embedder,
@@ -346,7 +343,3 @@ def _same_origin(request: Request) -> bool:
     """False for a form posted from another site; browsers always send Origin on such posts."""
     origin = request.headers.get("origin")
     return origin is None or origin == f"{request.url.scheme}://{request.url.netloc}"
-
-
-def _local(instant: datetime | None, timezone: str) -> datetime | None:
-    return instant.astimezone(ZoneInfo(timezone)) if instant is not None else None

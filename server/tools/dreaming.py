@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated
-from zoneinfo import ZoneInfo
 
 from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
@@ -50,12 +49,12 @@ async def dreaming_status(ctx: Ctx) -> DreamingStatusResult:
     app = app_of(ctx)
     graph = await app.graph_for(write=False)
     state = await review.overview(graph, app.settings.dreaming_defaults())
-    next_utc = next_run(utcnow(), state.config)
+    next_local = next_run(utcnow(), state.config)
     return DreamingStatusResult(
         config=state.config,
         latest_run=state.latest_run,
-        next_run_local=next_utc.astimezone(ZoneInfo(state.config.timezone)) if next_utc else None,
-        next_run_utc=next_utc,
+        next_run_local=next_local,
+        next_run_utc=next_local.astimezone(UTC) if next_local else None,
         counts=state.counts,
         semantic=await semantic_status(graph, app.embedder),
     )

@@ -40,6 +40,16 @@ class IdempotencyConflictError(ReverieError):
         )
 
 
+class ForgottenKeyError(ReverieError):
+    """A key that belonged to a fragment the person asked to forget: a replay must not bring it back."""
+
+    def __init__(self, key: str, fragment_id: str) -> None:
+        super().__init__(
+            f"idempotency_key {key[:200]!r} belonged to fragment {fragment_id}, which the person asked "
+            "to forget; nothing was stored. If they say it again, remember it under a new key."
+        )
+
+
 class MissingRowError(ReverieError):
     """A query that must return a row (a write that creates or updates a node it just matched)
     returned none: the graph changed under the transaction, which was rolled back."""

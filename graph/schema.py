@@ -31,6 +31,7 @@ SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE CONSTRAINT dream_id IF NOT EXISTS FOR (n:Dream) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT dreamfeedback_id IF NOT EXISTS FOR (n:DreamFeedback) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT dreamrun_id IF NOT EXISTS FOR (n:DreamRun) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT forgotten_id IF NOT EXISTS FOR (n:Forgotten) REQUIRE n.id IS UNIQUE",
     # Deduplication and one-writer-per-slot guarantees are held by the database, not by code.
     "CREATE CONSTRAINT fragment_idempotency IF NOT EXISTS FOR (n:SourceFragment) "
     "REQUIRE (n.profile_id, n.idempotency_key) IS UNIQUE",
@@ -41,6 +42,8 @@ SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE CONSTRAINT dreamrun_scheduled_date IF NOT EXISTS FOR (n:DreamRun) "
     "REQUIRE (n.profile_id, n.scheduled_date) IS UNIQUE",
     "CREATE CONSTRAINT dream_pair IF NOT EXISTS FOR (n:Dream) REQUIRE (n.profile_id, n.pair_key) IS UNIQUE",
+    # A replayed remember whose key belonged to a forgotten fragment is refused, not re-stored.
+    "CREATE INDEX forgotten_key IF NOT EXISTS FOR (n:Forgotten) ON (n.profile_id, n.idempotency_key)",
     "CREATE INDEX fragment_created IF NOT EXISTS FOR (n:SourceFragment) ON (n.profile_id, n.created_at)",
     "CREATE INDEX fragment_status IF NOT EXISTS FOR (n:SourceFragment) ON (n.profile_id, n.status)",
     "CREATE INDEX claim_status_created IF NOT EXISTS FOR (n:Claim) ON (n.profile_id, n.status, n.created_at)",

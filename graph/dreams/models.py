@@ -33,10 +33,10 @@ MAX_FEEDBACK_CHARS = 1_024
 
 
 class DreamSource(Frozen):
-    kind: Literal["fact", "claim", "fragment"]
+    kind: Literal["fact", "claim", "fragment", "forgotten"]
     id: str
-    text: str = Field(description="The first 200 characters")
-    active: bool = Field(description="False once retracted, superseded, rejected or deleted")
+    text: str = Field(description="The first 200 characters; empty once forgotten")
+    active: bool = Field(description="False once retracted, superseded, rejected or forgotten")
     at: datetime | None = Field(default=None, description="When it happened, else when it was stored")
 
 

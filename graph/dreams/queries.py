@@ -408,8 +408,10 @@ GET_DREAM = ScopedQuery(
     OPTIONAL MATCH (d)-[:HAS_FEEDBACK]->(fb)
     WITH d, sources, fb ORDER BY fb.at
     RETURN d {.*} AS dream,
-           [s IN sources | {kind: CASE WHEN s:Fact THEN 'fact' WHEN s:Claim THEN 'claim' ELSE 'fragment' END,
-                            id: s.id, text: left(s.text, 200), active: s.status = 'active',
+           [s IN sources | {kind: CASE WHEN s:Fact THEN 'fact' WHEN s:Claim THEN 'claim'
+                                       WHEN s:Forgotten THEN 'forgotten' ELSE 'fragment' END,
+                            id: s.id, text: coalesce(left(s.text, 200), ''),
+                            active: coalesce(s.status = 'active', false),
                             at: coalesce(s.occurred_at, s.recorded_at, s.created_at)}] AS sources,
            [x IN collect(fb) | x {.at, .decision, .feedback, .from_status, .to_status}] AS feedback
     """,

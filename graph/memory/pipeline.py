@@ -20,7 +20,13 @@ from graph.access import ProfileGraph, ProfileTx
 from graph.clock import as_utc, utcnow
 from graph.embedding.encoder import Embedder
 from graph.embedding.store import PassageVectors, embed_passages, vector_properties
-from graph.errors import IdempotencyConflictError, InvalidInputError, InvalidTransitionError, NotFoundError
+from graph.errors import (
+    ForgottenKeyError,
+    IdempotencyConflictError,
+    InvalidInputError,
+    InvalidTransitionError,
+    NotFoundError,
+)
 from graph.memory import queries as q
 from graph.memory.claims import claim_fields, settle_claim, upsert_claim
 from graph.memory.models import (
@@ -107,6 +113,8 @@ def content_hash(content: str) -> str:
 async def _find_duplicate(tx: ProfileTx, request: RememberRequest, digest: str) -> FragmentRef | None:
     if request.idempotency_key:
         row = await tx.single(q.FIND_FRAGMENT_BY_KEY, key=request.idempotency_key)
+        if row and row["forgotten"]:
+            raise ForgottenKeyError(request.idempotency_key, row["id"])
         if row and row["content_hash"] != digest:
             raise IdempotencyConflictError(request.idempotency_key, row["id"])
         if row:
@@ -274,7 +282,7 @@ async def confirm(
 async def _retract_in(tx: ProfileTx, item_id: str, reason: str, now: datetime) -> RetractResult:
     row = await tx.single(q.RETRACT_FRAGMENT, id=item_id, reason=reason, now=now)
     if row is not None:
-        lost = await tx.run(q.CLAIMS_LOSING_SUPPORT, id=item_id)
+        lost = await tx.run(q.CLAIMS_LOSING_SUPPORT, ids=[item_id], skip=[])
         return RetractResult(
             id=item_id,
             kind="fragment",

@@ -18,8 +18,16 @@ CLARIFICATION_FIELDS = "q {.id, .question, .claim_id, .fact_id, .status, .create
 
 FIND_FRAGMENT_BY_KEY = ScopedQuery(
     "find_fragment_by_key",
-    "MATCH (f:SourceFragment {profile_id: $profile_id, idempotency_key: $key}) "
-    "RETURN f.id AS id, f.content_hash AS content_hash",
+    """
+    CALL () {
+        MATCH (f:SourceFragment {profile_id: $profile_id, idempotency_key: $key})
+        RETURN f.id AS id, f.content_hash AS content_hash, false AS forgotten
+      UNION
+        MATCH (t:Forgotten {profile_id: $profile_id, idempotency_key: $key})
+        RETURN t.id AS id, null AS content_hash, true AS forgotten
+    }
+    RETURN id, content_hash, forgotten
+    """,
 )
 FIND_FRAGMENT_BY_HASH = ScopedQuery(
     "find_fragment_by_hash",
@@ -68,15 +76,18 @@ RETRACT_FRAGMENT = ScopedQuery(
     RETURN already
     """,
 )
-# Claims left with no active support after a fragment is retracted, and the facts they carried.
+# Claims left with no active support once the fragments `$ids` are retracted or forgotten,
+# and the facts they carried; claims in `$skip` are being removed and are left alone.
 CLAIMS_LOSING_SUPPORT = ScopedQuery(
     "claims_losing_support",
     """
-    MATCH (r:SourceFragment {profile_id: $profile_id, id: $id})
+    UNWIND $ids AS fragment_id
+    MATCH (r:SourceFragment {profile_id: $profile_id, id: fragment_id})
           <-[:SUPPORTED_BY]-(c:Claim {profile_id: $profile_id})
-    WHERE NOT EXISTS {
+    WITH DISTINCT c WHERE NOT c.id IN $skip
+      AND NOT EXISTS {
         MATCH (c)-[:SUPPORTED_BY]->(other:SourceFragment {profile_id: $profile_id})
-        WHERE other.status = 'active' }
+        WHERE other.status = 'active' AND NOT other.id IN $ids }
     SET c.unsupported = true,
         c.status = CASE WHEN c.status IN ['validated', 'promoted'] THEN 'candidate' ELSE c.status END
     WITH c

@@ -27,6 +27,8 @@ from graph.dreams.models import MAX_FEEDBACK_CHARS, DreamStatus, FeedbackDecisio
 from graph.dreams.related import related_dreams
 from graph.dreams.runs import recent_runs
 from graph.errors import ReverieError, validation_problems
+from graph.forgetting.cascade import MAX_REASON_CHARS, forget
+from graph.forgetting.models import ForgetResult
 from graph.memory import pipeline
 from graph.memory.models import ClaimInput
 from graph.memory.policy import PREDICATE_RULES
@@ -97,6 +99,10 @@ class FeedbackForm(BaseModel):
 
 class ConfirmForm(BaseModel):
     decision: Literal["accept_claim", "keep_existing", "reject_claim"]
+
+
+class ForgetForm(BaseModel):
+    reason: str | None = Field(default=None, max_length=MAX_REASON_CHARS)
 
 
 class _FormError(ReverieError):
@@ -269,6 +275,12 @@ class ReviewPage:
             f"Recorded: “{claim.subject} {claim.predicate} {claim.object}” is now {claim.status}.",
         )
 
+    async def forget(self, request: Request, session: ReviewSession) -> Response:
+        form = ForgetForm.model_validate(_fields(await request.form()))
+        _, graph = await self.graph(session)
+        result = await forget(graph, [_path_id(request, "memory_id")], form.reason)
+        return self.back_to("/memory", session, _forget_notice(result))
+
     # --- runs -----------------------------------------------------------------------------
 
     async def runs(self, request: Request, session: ReviewSession) -> Response:
@@ -326,9 +338,19 @@ class ReviewPage:
             (f"{ROOT}/dreams/{{dream_id}}/feedback", ["POST"], guarded(self.feedback, write=True)),
             (f"{ROOT}/memory", ["GET"], guarded(self.memory, write=False)),
             (f"{ROOT}/claims/{{claim_id}}/confirm", ["POST"], guarded(self.confirm, write=True)),
+            (f"{ROOT}/memory/{{memory_id}}/forget", ["POST"], guarded(self.forget, write=True)),
             (f"{ROOT}/runs", ["GET"], guarded(self.runs, write=False)),
             (f"{ROOT}/runs", ["POST"], guarded(self.start_cycle, write=True)),
         ]
+
+
+def _forget_notice(result: ForgetResult) -> str:
+    parts = [f"Forgotten for good, with {len(result.cascaded)} more that held only its words"]
+    if result.dreams_erased:
+        parts.append(f"{len(result.dreams_erased)} dream(s) that cited it lost their texts")
+    if result.still_said_in:
+        parts.append(f"{len(result.still_said_in)} fragment(s) still say it: search again to forget them")
+    return "; ".join(parts) + "."
 
 
 def _path_id(request: Request, name: str) -> str:

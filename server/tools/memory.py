@@ -1,4 +1,5 @@
-"""Memory tools: remember, recall_memory, reflect_memories, confirm_memory, retract_memory."""
+"""Memory tools: remember, recall_memory, reflect_memories, confirm_memory, retract_memory,
+forget_memory."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from graph.dreams.related import related_dreams
+from graph.forgetting.cascade import MAX_IDS, MAX_REASON_CHARS, forget
+from graph.forgetting.models import ForgetResult
 from graph.memory import pipeline
 from graph.memory.models import (
     MAX_CONTENT_CHARS,
@@ -139,6 +142,25 @@ async def retract_memory(
     return await pipeline.retract(graph, id, reason)
 
 
+@mapped_errors
+async def forget_memory(
+    ctx: Ctx,
+    ids: Annotated[
+        list[Annotated[str, Field(min_length=1, max_length=64)]],
+        Field(min_length=1, max_length=MAX_IDS, description="Fragment, claim or fact ids to erase"),
+    ],
+    reason: Annotated[
+        str | None,
+        Field(max_length=MAX_REASON_CHARS, description="Why, in a few words; never the words forgotten"),
+    ] = None,
+) -> ForgetResult:
+    """Erase what the person asks you to forget. Unlike retract_memory nothing of the words stays:
+    each memory becomes a tombstone (id, time, reason); claims and facts resting only on it go
+    too, and dreams citing it lose their texts. `still_said_in` names fragments that still say it."""
+    graph = await app_of(ctx).graph_for(write=True)
+    return await forget(graph, ids, reason)
+
+
 def register(server: MCPServer[AppContext]) -> None:
     server.add_tool(
         remember,
@@ -152,5 +174,9 @@ def register(server: MCPServer[AppContext]) -> None:
     )
     server.add_tool(
         retract_memory,
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True),
+    )
+    server.add_tool(
+        forget_memory,
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True),
     )

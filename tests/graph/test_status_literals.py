@@ -11,6 +11,7 @@ from typing import get_args
 
 import graph
 from graph.dreams.models import DreamStatus, RunStatus
+from graph.forgetting.models import TombstoneStatus
 from graph.memory.models import ClaimStatus, ClarificationView, FactStatus, FragmentStatus, Verdict
 from graph.scope import ScopedQuery
 
@@ -20,7 +21,7 @@ _LISTED = re.compile(r"status\s+IN\s+\[([^\]]*)\]")
 
 
 def known_statuses() -> set[str]:
-    enums = (DreamStatus, ClaimStatus, FactStatus, FragmentStatus, Verdict)
+    enums = (DreamStatus, ClaimStatus, FactStatus, FragmentStatus, Verdict, TombstoneStatus)
     literals = (RunStatus, ClarificationView.model_fields["status"].annotation)
     return {member.value for enum in enums for member in enum} | {
         value for literal in literals for value in get_args(literal)

@@ -163,6 +163,29 @@ async def test_a_person_answers_a_clarification_and_searches_memory(
     assert "found by" in results
 
 
+async def test_a_person_forgets_a_memory_found_by_search(
+    page: WebDriver, http_server: HttpServer, call: CallTool
+) -> None:
+    kept = (await call("remember", content="I keep bees on the roof of our flat."))["fragment"]["id"]
+    gone = (await call("remember", content="My old bank PIN was the year the bees swarmed."))["fragment"][
+        "id"
+    ]
+    sign_in(page, http_server, http_server.write_token)
+    page.get(f"{http_server.base}/review/memory?q={quote('bees')}")
+    results = page.find_elements(By.CSS_SELECTOR, "ol.results > li")
+    target = next(item for item in results if "bank PIN" in item.text)
+    target.find_element(By.TAG_NAME, "summary").click()
+    target.find_element(By.NAME, "reason").send_keys("asked on the page")
+    screenshot(page, "forget")
+    page.execute_script("window.reverieLeaving = true")
+    target.find_element(By.CSS_SELECTOR, "button.danger").click()
+    waiting(page).until(lambda shown: "Forgotten for good" in text_of(shown))
+
+    found = await call("recall_memory", query="bees bank PIN")
+    assert [item["id"] for item in found["results"]] == [kept]
+    assert (await call("forget_memory", ids=[gone]))["forgotten"][0]["already_forgotten"] is True
+
+
 async def test_a_manual_cycle_started_in_the_page_is_followed_to_its_night(
     page: WebDriver, http_server: HttpServer, call: CallTool
 ) -> None:

@@ -29,7 +29,14 @@ from tests.server.conftest import (
 
 pytestmark = pytest.mark.anyio
 
-MEMORY_TOOLS = {"remember", "recall_memory", "reflect_memories", "confirm_memory", "retract_memory"}
+MEMORY_TOOLS = {
+    "remember",
+    "recall_memory",
+    "reflect_memories",
+    "confirm_memory",
+    "retract_memory",
+    "forget_memory",
+}
 READ_ONLY_TOOLS = {"recall_memory", "reflect_memories"}
 
 

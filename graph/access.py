@@ -134,6 +134,18 @@ class ProfileGraph:
         async with self._store.session() as session:
             return await session.execute_write(self._bind(work), *args, **kwargs)
 
+    async def run_batched(self, query: ScopedQuery, /, **params: Any) -> list[dict[str, Any]]:
+        """One auto-commit query, for work too large for one transaction (`CALL { ... } IN
+        TRANSACTIONS` commits batch by batch, so a failure part-way keeps the batches done and
+        the query can simply run again). Scoped like every other query."""
+        if not isinstance(query, ScopedQuery):
+            raise TypeError("ProfileGraph.run_batched accepts only ScopedQuery objects, never raw Cypher")
+        _refuse_overrides(params)
+        scope = {"profile_id": self.profile_id, "profile_key": profile_key(self.profile_id)}
+        async with self._store.session() as session:
+            result = await session.run(query.text, {**params, **scope})
+            return [_native(dict(record)) async for record in result]
+
     def _bind(
         self, work: Callable[Concatenate[ProfileTx, P], Awaitable[T]]
     ) -> Callable[Concatenate[AsyncManagedTransaction, P], Awaitable[T]]:

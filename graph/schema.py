@@ -22,6 +22,13 @@ _VECTOR_OPTIONS: Final = (
     "`vector.quantization.enabled`: false}}"
 )
 
+# Every label whose nodes carry `profile_id`: what a profile is made of, for counting and erasing
+# it whole. `Recallable` is a second label of fragments, claims and facts, not a kind of its own.
+PROFILE_LABELS: Final = (
+    "SourceFragment", "Claim", "Fact", "Clarification", "FactSlot", "Dream", "DreamFeedback",
+    "DreamRun", "Forgotten", "Profile",
+)  # fmt: skip
+
 SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE CONSTRAINT profile_unique IF NOT EXISTS FOR (n:Profile) REQUIRE n.profile_id IS UNIQUE",
     "CREATE CONSTRAINT sourcefragment_id IF NOT EXISTS FOR (n:SourceFragment) REQUIRE n.id IS UNIQUE",

@@ -9,7 +9,10 @@ Tokenisation decisions, so every caller splits words the same way:
 - apostrophe contractions stay one token ("don't", "i'm", "o'brien") because splitting them
   would turn "don't" into a bare "don" and hide the negation from the verifier;
 - a trailing "'s" is dropped ("acme's" -> "acme", "it's" -> "it") so a possessive matches the
-  plain name; nothing else is stemmed.
+  plain name; nothing else is stemmed;
+- Chinese and Japanese are written without spaces, so a run of Han or kana characters is read
+  as its overlapping pairs ("公园里跑步" -> "公园", "园里", "里跑", "跑步"), the usual way to
+  index these scripts without a dictionary; a lone character stays one token.
 """
 
 from __future__ import annotations
@@ -38,6 +41,9 @@ def _mark_class() -> str:
 
 _WORD_CHAR = rf"(?:[^\W_]|[{_mark_class()}])"
 _TOKEN = re.compile(rf"[^\W_]{_WORD_CHAR}*(?:'{_WORD_CHAR}+)*")
+# Hiragana, katakana, CJK extension A, unified and compatibility ideographs, and the
+# supplementary ideograph planes (extensions B and later).
+_UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003ffff]+")
 _WHITESPACE = re.compile(r"\s+")
 # NFKC keeps typographic apostrophes as they are; unifying them makes "don\u2019t" == "don't".
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
@@ -74,19 +80,39 @@ def normalize(text: str) -> str:
 def tokens(text: str) -> list[str]:
     """The words of `normalize(text)` in order; see the module docstring for the rules."""
     words = _TOKEN.findall(normalize(text))
-    return [word[:-2] if word.endswith("'s") else word for word in words]
+    return [piece for word in words for piece in _unspaced_pairs(word[:-2] if word.endswith("'s") else word)]
+
+
+def _unspaced_pairs(word: str) -> list[str]:
+    """The word as it is, or, where it holds Han or kana, those runs as overlapping pairs."""
+    if _UNSPACED.search(word) is None:
+        return [word]
+    pieces: list[str] = []
+    position = 0
+    for run in _UNSPACED.finditer(word):
+        pieces.append(word[position : run.start()])
+        chars = run.group()
+        pieces.extend([chars] if len(chars) == 1 else [chars[i : i + 2] for i in range(len(chars) - 1)])
+        position = run.end()
+    pieces.append(word[position:])
+    return [piece for piece in pieces if piece]
 
 
 def _is_salient(word: str) -> bool:
     if word in STOP_WORDS:
         return False
-    # Short words are mostly noise ("ok", "re"), but two-digit numbers and years are not.
-    return len(word) >= 3 or (word.isdigit() and len(word) >= 2)
+    # Short words are mostly noise ("ok", "re"), but two-digit numbers and years are not, nor
+    # the character pairs Chinese and Japanese are read as.
+    return len(word) >= 3 or (word.isdigit() and len(word) >= 2) or _UNSPACED.fullmatch(word) is not None
 
 
 def salient_terms(text: str) -> list[str]:
     """Tokens worth matching on: no stop words, no short words, each once, in order."""
     return list(dict.fromkeys(word for word in tokens(text) if _is_salient(word)))
+
+
+# Lucene's limit is 1,024 clauses per query; the rest of each query (profile, status) uses a few.
+QUERY_CHAR_BUDGET = 600
 
 
 def fulltext_query(text: str, max_terms: int = 32) -> str | None:
@@ -104,8 +130,23 @@ def fulltext_query(text: str, max_terms: int = 32) -> str | None:
     words = [part for word in tokens(text) for part in word.split("'") if part]
     terms = list(dict.fromkeys(words))
     meaningful = [term for term in terms if term not in STOP_WORDS]
-    chosen = (meaningful or terms)[:max_terms]
+    chosen = _within_budget((meaningful or terms)[:max_terms])
     return " ".join(chosen) if chosen else None
+
+
+def _within_budget(terms: list[str]) -> list[str]:
+    """The terms, cut to `QUERY_CHAR_BUDGET` characters in all. Lucene's analyzer splits a
+    run of Chinese or Japanese (written without spaces) into one token per character, and a
+    query of more than 1,024 tokens is refused; a word never yields more tokens than it has
+    characters, so this bound keeps any text searchable."""
+    kept: list[str] = []
+    left = QUERY_CHAR_BUDGET
+    for term in terms:
+        if left <= 0:
+            break
+        kept.append(term[:left])
+        left -= len(kept[-1])
+    return kept
 
 
 def fulltext_clause(field: str, text: str, max_terms: int = 32) -> str | None:

@@ -17,7 +17,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 import anyio
@@ -29,7 +29,7 @@ from graph.access import GraphStore
 from graph.clock import utcnow
 from graph.directory import list_profiles
 from graph.dreams.config import DreamingConfig, with_overrides
-from graph.dreams.cycle import CycleRequest, run_cycle
+from graph.dreams.cycle import FINISH_WRITE_S, CycleRequest, run_cycle
 from graph.embedding.encoder import Embedder
 from graph.errors import AlreadyDreamedError, CycleAlreadyRunningError, ReverieError
 from scheduler.timing import due_at
@@ -37,6 +37,8 @@ from scheduler.timing import due_at
 log = logging.getLogger(__name__)
 
 TICK_SECONDS = 60
+# On shutdown, a cycle in flight gets this long to finish before it is cancelled.
+DRAIN_S = 30.0
 # A run that starts later than this after its due time is recorded as a late catch-up.
 LATE_AFTER = timedelta(minutes=5)
 
@@ -67,19 +69,29 @@ class NightlyScheduler:
         self._limiter = anyio.CapacityLimiter(concurrency)
         self._clock = clock
         self._scheduler: AsyncIOScheduler | None = None
+        self._tick_done: anyio.Event | None = None
+        self._tick_scope: anyio.CancelScope | None = None
 
     async def tick(self, now: datetime | None = None) -> list[TickResult]:
         """One pass over all profiles; safe to run from several processes at once."""
         moment = now or self._clock()
         results: list[TickResult] = []
 
-        async def visit(profile_id: str, config: DreamingConfig) -> None:
+        async def visit(profile_id: str, overrides: dict[str, Any]) -> None:
             async with self._limiter:
-                results.append(await self._visit(profile_id, config, moment))
+                try:
+                    config = with_overrides(self._defaults, overrides)
+                    results.append(await self._visit(profile_id, config, moment))
+                except Exception as error:
+                    # Trigger: a failure Reverie did not foresee (say a setting stored by an old
+                    # version). Why: it would cancel every other profile's cycle in this group.
+                    # Outcome: logged and reported for this profile alone.
+                    log.exception("scheduled dreaming for %s failed unexpectedly", profile_id)
+                    results.append(TickResult(profile_id, "failed", detail=type(error).__name__))
 
         async with anyio.create_task_group() as group:
             for profile_id, overrides in await list_profiles(self._store):
-                group.start_soon(visit, profile_id, with_overrides(self._defaults, overrides))
+                group.start_soon(visit, profile_id, overrides)
         return sorted(results, key=lambda result: result.profile_id)
 
     async def _visit(self, profile_id: str, config: DreamingConfig, now: datetime) -> TickResult:
@@ -110,12 +122,19 @@ class NightlyScheduler:
         return TickResult(profile_id, "ran", run_id=run.run_id, late=late, detail=run.error)
 
     async def _safe_tick(self) -> None:
+        done = anyio.Event()
+        self._tick_done = done
         try:
-            await self.tick()
+            with anyio.CancelScope() as scope:
+                self._tick_scope = scope
+                await self.tick()
         except Exception:
             # Trigger: an unexpected failure (say Neo4j down). Why: the scheduler must outlive
             # it. Outcome: logged; the next tick starts afresh.
             log.exception("scheduler tick failed")
+        finally:
+            self._tick_scope = None
+            done.set()
 
     def start(self) -> None:
         """Tick now and then every minute, in the running event loop."""
@@ -131,7 +150,22 @@ class NightlyScheduler:
         scheduler.start()
         self._scheduler = scheduler
 
-    def shutdown(self) -> None:
-        if self._scheduler is not None:
-            self._scheduler.shutdown(wait=False)
-            self._scheduler = None
+    async def stop(self, grace_s: float = DRAIN_S) -> None:
+        """No new ticks; a tick in flight gets `grace_s` to finish its cycles, then is cancelled,
+        which closes its runs as interrupted. Shielded: it runs while its caller shuts down."""
+        scheduler, self._scheduler = self._scheduler, None
+        if scheduler is None:
+            return
+        # Paused, not shut down: APScheduler's shutdown cancels the jobs it is running.
+        scheduler.pause()
+        done = self._tick_done
+        with anyio.CancelScope(shield=True):
+            if done is not None:
+                with anyio.move_on_after(grace_s):
+                    await done.wait()
+                if not done.is_set() and self._tick_scope is not None:
+                    log.warning("stopping: cancelling a dreaming cycle still running after %s s", grace_s)
+                    self._tick_scope.cancel()
+                    with anyio.move_on_after(FINISH_WRITE_S + 1):
+                        await done.wait()
+        scheduler.shutdown(wait=False)

@@ -9,10 +9,14 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from importlib.metadata import version
+from typing import Any
 
 import anyio
 from mcp.server.auth.settings import AuthSettings
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, GetPromptResult, InputRequiredResult
 
 from graph.access import ConnectionSettings, GraphStore
 from graph.embedding.encoder import Embedder
@@ -34,8 +38,26 @@ Reverie keeps a long-term memory of one person and lets it dream. Use `remember`
 the person said (with the claims you extracted), `recall_memory` before answering questions
 about them, and treat `related_dreams` in recall results as hypotheses to ask the person
 about, never as facts. Review dreams with `list_dreams` / `get_dream` and record the person's
-answer with `resolve_dream_feedback`.
+answer with `resolve_dream_feedback`. When the person asks you to forget something, find it with
+`recall_memory` and erase it with `forget_memory` (`retract_memory` keeps the words).
 """
+
+
+class ReverieServer(MCPServer[AppContext]):
+    """The SDK's server, except that an unknown prompt is the caller's mistake (invalid params),
+    not an internal error with a logged traceback."""
+
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        context: Context[AppContext, Any] | None = None,
+    ) -> GetPromptResult | InputRequiredResult:
+        if name not in {prompt.name for prompt in await self.list_prompts()}:
+            raise MCPError(
+                code=INVALID_PARAMS, message=f"Unknown prompt {name[:100]!r}: prompts/list names them."
+            )
+        return await super().get_prompt(name, arguments, context)
 
 
 async def resolve_connection(settings: ReverieSettings) -> ConnectionSettings:
@@ -84,7 +106,7 @@ def make_lifespan(
         finally:
             live.current = None
             if scheduler is not None:
-                scheduler.shutdown()
+                await scheduler.stop()
             await store.close()
 
     return lifespan
@@ -114,8 +136,10 @@ def build_server(
                 validate_token_resource=False,
             ),
         }
-    server: MCPServer[AppContext] = MCPServer(
+    server = ReverieServer(
         name="reverie",
+        title="Reverie",
+        version=version("reverie"),
         instructions=INSTRUCTIONS,
         lifespan=make_lifespan(settings, transport, run_scheduler, embedder, live),
         **auth_kwargs,  # type: ignore[arg-type]
@@ -155,4 +179,4 @@ async def run_scheduler_forever(settings: ReverieSettings) -> None:
             log.info("Nightly dreaming scheduler running; Ctrl-C stops it.")
             await anyio.sleep_forever()
         finally:
-            scheduler.shutdown()
+            await scheduler.stop()

@@ -16,6 +16,7 @@ from server.app import build_server, run_scheduler_forever
 from server.auth import TokenFileError, TokenGrant, add_token, load_token_file
 from server.embeddings_cli import add_embeddings_parser
 from server.operator import add_dream_parser
+from server.profiles_cli import add_profile_parser
 from server.review import ROOT as REVIEW_ROOT
 from server.settings import ReverieSettings, SettingsError, load_settings
 
@@ -153,6 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_dream_parser(commands)
     add_embeddings_parser(commands)
+    add_profile_parser(commands)
     return parser
 
 

@@ -18,7 +18,19 @@ from graph.access import ProfileGraph
 from graph.dreams import review
 from graph.dreams.config import DreamingConfig, configure_dreaming
 from graph.dreams.cycle import CycleRequest, run_cycle
-from graph.dreams.models import Dream, DreamPage, DreamRun, DreamStatus, FeedbackDecision, FeedbackResult
+from graph.dreams.lease import release_lock
+from graph.dreams.models import (
+    Dream,
+    DreamPage,
+    DreamRun,
+    DreamStatus,
+    FeedbackDecision,
+    FeedbackResult,
+    LockRelease,
+    RunPage,
+    RunSummary,
+)
+from graph.dreams.runs import recent_runs
 from graph.embedding.loader import load_embedder
 from graph.errors import InvalidInputError, validation_problems
 from graph.memory.models import Authority, ClaimInput
@@ -76,7 +88,17 @@ async def _configure(graph: ProfileGraph, settings: ReverieSettings, args: argpa
     return await configure_dreaming(graph, settings.dreaming_defaults(), changes)
 
 
+async def _runs(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
+    return await recent_runs(graph, args.limit, args.cursor)
+
+
+async def _unlock(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
+    return await release_lock(graph)
+
+
 ACTIONS: dict[str, Action] = {
+    "unlock": _unlock,
+    "runs": _runs,
     "run": _run,
     "status": _status,
     "list": _list,
@@ -116,6 +138,13 @@ def _describe_run(run: DreamRun) -> str:
     return "\n".join(lines)
 
 
+def _describe_summary(summary: RunSummary) -> str:
+    took = f", {summary.duration_s:.1f} s" if summary.duration_s is not None else ""
+    became = ", ".join(f"{status} {count}" for status, count in summary.dreams.items()) or "no dreams"
+    started = f"{summary.run.started_at:%Y-%m-%d %H:%M} UTC"
+    return f"{_describe_run(summary.run)}\n  started {started}{took}; dreams: {became}"
+
+
 def describe(result: BaseModel) -> str:
     if isinstance(result, Dream):
         return _describe_dream(result)
@@ -126,6 +155,12 @@ def describe(result: BaseModel) -> str:
     if isinstance(result, DreamPage):
         rows = [f"{d.id}  [{d.status}]  {d.created_at:%Y-%m-%d %H:%M}  {d.hypothesis}" for d in result.dreams]
         return "\n".join(rows + ([f"next page: --cursor {result.next_cursor}"] if result.next_cursor else []))
+    if isinstance(result, RunPage):
+        rows = [_describe_summary(summary) for summary in result.runs] or ["no runs yet"]
+        return "\n".join(rows + ([f"next page: --cursor {result.next_cursor}"] if result.next_cursor else []))
+    if isinstance(result, LockRelease):
+        released = ", ".join(result.released_run_ids)
+        return f"released: {released} (now interrupted)" if released else "no cycle held this profile"
     if isinstance(result, review.DreamingOverview):
         counts = ", ".join(f"{status} {count}" for status, count in result.counts.items())
         latest = _describe_run(result.latest_run) if result.latest_run else "no run yet"
@@ -164,8 +199,8 @@ def add_dream_parser(commands: Any) -> None:
     )
     dream.add_argument("--dry-run", action="store_true", help="run: compute, write nothing")
     dream.add_argument("--status", choices=[status.value for status in DreamStatus], help="list: filter")
-    dream.add_argument("--limit", type=int, default=20, help="list: page size")
-    dream.add_argument("--cursor", default=None, help="list: next page")
+    dream.add_argument("--limit", type=int, default=20, help="list, runs: page size")
+    dream.add_argument("--cursor", default=None, help="list, runs: next page")
     dream.add_argument(
         "--decision", choices=[decision.value for decision in FeedbackDecision], help="resolve"
     )

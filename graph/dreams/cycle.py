@@ -1,9 +1,10 @@
 """The dreaming cycle: reflect, re_evaluate, dream, always in that order.
 
-A cycle first takes the profile's lock in Neo4j (a lease, so a crashed process cannot hold it
-forever) and writes its DreamRun as running; each phase then commits on its own, and the run
-is completed (or marked error with the failing phase) at the end. A crash therefore leaves a
-running run whose lease expires, which the next cycle marks interrupted.
+A cycle first takes the profile's lock in Neo4j (a short lease its heartbeat renews, see
+`lease.py`) and writes its DreamRun as running; each phase then commits on its own, and the run
+is completed, marked error with the failing phase, or interrupted when cancelled. That last
+write is shielded from cancellation; a crash leaves a running run whose lease lapses within a
+minute, which the next cycle marks interrupted.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
+
+import anyio
 
 from graph.access import ProfileGraph, ProfileTx
 from graph.clock import utcnow
@@ -24,17 +27,20 @@ from graph.dreams import queries as q
 from graph.dreams.candidates import find_candidates
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig, effective_config
 from graph.dreams.generator import DreamGenerator, LinkGenerator, Proposal
+from graph.dreams.lease import ABANDONED, LEASE, keep_lease
 from graph.dreams.lifecycle import TRANSITIONS
-from graph.dreams.models import DreamDraft, DreamRun, DreamStatus, Phase, PhaseReport, Trigger
+from graph.dreams.models import DreamDraft, DreamRun, DreamStatus, Phase, PhaseReport, RunStatus, Trigger
 from graph.embedding.encoder import Embedder
 from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.store import embed_missing
-from graph.errors import AlreadyDreamedError, CycleAlreadyRunningError, InvalidInputError
+from graph.errors import AlreadyDreamedError, CycleAlreadyRunningError, InvalidInputError, ReverieError
 from graph.memory.reflect import count_health
 
 log = logging.getLogger(__name__)
 
-LEASE = timedelta(minutes=15)
+# The run's closing write gets this long even when the cycle is being cancelled.
+FINISH_WRITE_S = 10
+STOPPED = "the cycle stopped before it completed (cancelled, or the graph became unreachable)"
 REEVALUATE_BATCH = 200
 ProgressFn = Callable[[float, float, str], Awaitable[None]]
 DEFAULT_GENERATOR: DreamGenerator = LinkGenerator()
@@ -81,7 +87,7 @@ def plan_cycle(request: CycleRequest, config: DreamingConfig, now: datetime) -> 
 
 
 async def _claim_lock(tx: ProfileTx, plan: CyclePlan, request: CycleRequest) -> None:
-    row = await tx.one(q.CLAIM_CYCLE_LOCK, now=plan.started_at)
+    row = await tx.one(q.CLAIM_CYCLE_LOCK, now=plan.started_at, abandoned=ABANDONED)
     if row["holder"] and row["lease"] and row["lease"] > plan.started_at:
         raise CycleAlreadyRunningError(row["holder"], row["lease"].isoformat())
     if request.scheduled_date is not None:
@@ -247,15 +253,26 @@ class _Runner:
             except Exception as error:
                 # Trigger: a phase failed. Why: earlier phases already committed and must stay.
                 # Outcome: the run records the phase and the error; later phases are skipped.
-                log.exception("dreaming phase %s failed for profile %s", name, self.graph.profile_id)
                 self.reports.append(PhaseReport(phase=name, ran=True, error=type(error).__name__))
-                return f"phase {name} failed: {type(error).__name__}: {error}"
+                return f"phase {name} failed: {self._explain(name, error)}"
             duration = int((time.perf_counter() - started) * 1000)
             self.reports.append(PhaseReport(phase=name, ran=True, duration_ms=duration, **outcome))
             await self._checkpoint()
             if self.progress is not None:
                 await self.progress(step, len(self.plan.phases), f"{name} done")
         return None
+
+    def _explain(self, name: Phase, error: Exception) -> str:
+        """Reverie's own errors speak for themselves; anything else (driver text could hold
+        Cypher or a person's words) is logged under a reference the message names."""
+        if isinstance(error, ReverieError):
+            log.warning("dreaming phase %s failed for profile %s: %s", name, self.graph.profile_id, error)
+            return str(error)
+        reference = uuid.uuid4().hex[:12]
+        log.exception(
+            "dreaming phase %s failed for profile %s (reference %s)", name, self.graph.profile_id, reference
+        )
+        return f"an internal error (reference {reference}); the server log has the details"
 
     async def _checkpoint(self) -> None:
         if self.dry:
@@ -284,13 +301,56 @@ async def run_cycle(
         plan = replace(plan, run_id=str(uuid.uuid4()))
         await graph.write(_claim_lock, plan, request)
     runner = _Runner(graph, plan, generator, progress, embedder)
-    error: str | None = "the cycle was cancelled"
+    status: RunStatus = "interrupted"
+    error: str | None = STOPPED
     try:
-        error = await runner.run_all()
+        error = await _run_holding_lease(graph, plan, runner)
+        status = "error" if error else "completed"
     finally:
         if not request.dry_run:
-            phases = json.dumps([report.model_dump() for report in runner.reports])
-            status = "error" if error else "completed"
+            await _record_end(graph, plan, runner.reports, status, error)
+    return DreamRun(
+        run_id=plan.run_id,
+        trigger=request.trigger,
+        run_date=plan.run_date,
+        status=status,
+        started_at=started,
+        completed_at=utcnow(),
+        late=request.late,
+        phases=runner.reports,
+        error=error,
+        dry_run=request.dry_run,
+        would_create=runner.drafts if request.dry_run else [],
+    )
+
+
+async def _run_holding_lease(graph: ProfileGraph, plan: CyclePlan, runner: _Runner) -> str | None:
+    """The phases, with the lease renewed beside them for as long as they run."""
+    if plan.run_id is None:
+        return await runner.run_all()
+    failure: Exception | None = None
+    error: str | None = None
+    async with anyio.create_task_group() as group:
+        group.start_soon(keep_lease, graph, plan.run_id)
+        try:
+            error = await runner.run_all()
+        except Exception as raised:
+            # Kept out of the task group, which would wrap it in an ExceptionGroup.
+            failure = raised
+        group.cancel_scope.cancel()
+    if failure is not None:
+        raise failure
+    return error
+
+
+async def _record_end(
+    graph: ProfileGraph, plan: CyclePlan, reports: list[PhaseReport], status: RunStatus, error: str | None
+) -> None:
+    """Close the run, even while the cycle is being cancelled; if the graph cannot be reached the
+    run stays running and its lease lapses, so the next cycle closes it."""
+    phases = json.dumps([report.model_dump() for report in reports])
+    with anyio.move_on_after(FINISH_WRITE_S, shield=True):
+        try:
             await graph.write(
                 ProfileTx.run,
                 q.FINISH_RUN,
@@ -300,16 +360,5 @@ async def run_cycle(
                 phases=phases,
                 error=error,
             )
-    return DreamRun(
-        run_id=plan.run_id,
-        trigger=request.trigger,
-        run_date=plan.run_date,
-        status="error" if error else "completed",
-        started_at=started,
-        completed_at=utcnow(),
-        late=request.late,
-        phases=runner.reports,
-        error=error,
-        dry_run=request.dry_run,
-        would_create=runner.drafts if request.dry_run else [],
-    )
+        except (ReverieError, OSError) as failure:
+            log.warning("could not record the end of run %s (%s); its lease will lapse", plan.run_id, failure)

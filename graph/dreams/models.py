@@ -6,7 +6,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, computed_field
 
 from graph.memory.models import ClaimResult, ClarificationView, Frozen
 
@@ -117,6 +117,10 @@ class DreamRun(Frozen):
     status: RunStatus
     started_at: datetime
     completed_at: datetime | None = None
+    lease_expires_at: datetime | None = Field(
+        default=None,
+        description="While running: renewed by the live cycle; if it lapses the run was abandoned",
+    )
     late: bool = False
     phases: list[PhaseReport] = Field(default_factory=list)
     error: str | None = None
@@ -124,11 +128,29 @@ class DreamRun(Frozen):
     would_create: list[DreamDraft] = Field(default_factory=list, description="Dry runs only")
 
 
+class LockRelease(Frozen):
+    """What releasing a profile's cycle lock by hand did."""
+
+    released_run_ids: list[str] = Field(description="Runs that were marked running, now interrupted")
+
+
 class RunSummary(Frozen):
     """A past run and what became of the dreams it proposed."""
 
     run: DreamRun
     dreams: dict[DreamStatus, int] = Field(description="The run's dreams by their status today")
+
+    @computed_field(description="From start to end; null while running")  # type: ignore[prop-decorator]
+    @property
+    def duration_s(self) -> float | None:
+        if self.run.completed_at is None:
+            return None
+        return round((self.run.completed_at - self.run.started_at).total_seconds(), 3)
+
+
+class RunPage(Frozen):
+    runs: list[RunSummary]
+    next_cursor: str | None = Field(description="Pass back as `cursor` for the next page; null at the end")
 
 
 class PromotionStage(StrEnum):

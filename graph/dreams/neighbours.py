@@ -22,6 +22,7 @@ from graph.dreams import queries as q
 from graph.dreams.evidence import Memory, memory_from_row
 from graph.embedding.catalog import cosine_of_score
 from graph.memory.claims import DREAM_FEEDBACK_LABEL
+from graph.schema import VECTOR_DIMENSIONS
 
 EXACT_LIMIT: Final = 2_000
 OVERFETCH: Final = 4
@@ -106,5 +107,9 @@ async def open_space(tx: ProfileTx, model: str) -> MeaningSpace:
         q.PROFILE_VECTORS, model=model, cap=EXACT_LIMIT, feedback_label=DREAM_FEEDBACK_LABEL
     )
     memories = [memory_from_row(row["kind"], row) for row in rows]
-    vectors = np.array([row["embedding"] for row in rows], dtype=np.float32).reshape(len(rows), -1)
+    # Shaped explicitly so a profile with no live vectors yet (all retracted, say) is an empty
+    # space rather than an error.
+    vectors = np.array([row["embedding"] for row in rows], dtype=np.float32).reshape(
+        len(rows), VECTOR_DIMENSIONS
+    )
     return ExactSpace(memories, vectors)

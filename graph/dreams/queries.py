@@ -297,8 +297,7 @@ CLAIM_CYCLE_LOCK = ScopedQuery(
     WITH p
     OPTIONAL MATCH (stuck:DreamRun {profile_id: $profile_id, status: 'running'})
     WHERE stuck.lease_expires_at < $now
-    SET stuck.status = 'interrupted', stuck.completed_at = $now,
-        stuck.error = 'the process running it stopped before it completed (lease expired)'
+    SET stuck.status = 'interrupted', stuck.completed_at = $now, stuck.error = $abandoned
     WITH p, count(stuck) AS interrupted
     RETURN p.cycle_run_id AS holder, p.cycle_lease_expires_at AS lease, interrupted
     """,
@@ -321,6 +320,28 @@ SAVE_RUN_PROGRESS = ScopedQuery(
     SET r.phases = $phases, r.lease_expires_at = $lease
     SET p.cycle_lease_expires_at =
         CASE WHEN p.cycle_run_id = $id THEN $lease ELSE p.cycle_lease_expires_at END
+    """,
+)
+RENEW_LEASE = ScopedQuery(
+    "renew_lease",
+    """
+    MATCH (r:DreamRun {profile_id: $profile_id, id: $id})
+    WHERE r.status = 'running'
+    MATCH (p:Profile {profile_id: $profile_id})
+    SET r.lease_expires_at = $lease
+    SET p.cycle_lease_expires_at =
+        CASE WHEN p.cycle_run_id = $id THEN $lease ELSE p.cycle_lease_expires_at END
+    """,
+)
+RELEASE_CYCLE_LOCK = ScopedQuery(
+    "release_cycle_lock",
+    """
+    MATCH (p:Profile {profile_id: $profile_id})
+    SET p.cycle_run_id = null, p.cycle_lease_expires_at = null
+    WITH p
+    MATCH (r:DreamRun {profile_id: $profile_id, status: 'running'})
+    SET r.status = 'interrupted', r.completed_at = $now, r.error = $reason
+    RETURN r.id AS id
     """,
 )
 FINISH_RUN = ScopedQuery(
@@ -354,13 +375,14 @@ RECENT_RUNS = ScopedQuery(
     """
     MATCH (r:DreamRun {profile_id: $profile_id})
     WHERE r.started_at IS NOT NULL
-    WITH r ORDER BY r.started_at DESC LIMIT $limit
+      AND ($before IS NULL OR r.started_at < $before OR (r.started_at = $before AND r.id < $before_id))
+    WITH r ORDER BY r.started_at DESC, r.id DESC LIMIT $limit
     CALL (r) {
         OPTIONAL MATCH (d:Dream {profile_id: $profile_id, run_id: r.id})
         RETURN collect(d.status) AS dream_statuses
     }
     RETURN r {.*} AS run, dream_statuses
-    ORDER BY r.started_at DESC
+    ORDER BY r.started_at DESC, r.id DESC
     """,
 )
 PROFILE_SETTINGS = ScopedQuery(

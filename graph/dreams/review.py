@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import uuid
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -14,6 +11,7 @@ from graph.access import ProfileGraph, ProfileTx
 from graph.clock import utcnow
 from graph.dreams import queries as q
 from graph.dreams.config import DreamingConfig, effective_config
+from graph.dreams.cursor import decode_cursor, encode_cursor
 from graph.dreams.lifecycle import next_status
 from graph.dreams.models import (
     MAX_FEEDBACK_CHARS,
@@ -38,8 +36,6 @@ from graph.memory.models import Authority, ClaimInput, ClaimResult, Frozen, Prom
 from graph.memory.pipeline import RememberRequest, remember_in
 
 MAX_LIST_LIMIT = 100
-# A cursor holds a timestamp and an id: well under this many characters.
-MAX_CURSOR_CHARS = 400
 
 
 class DreamingOverview(Frozen):
@@ -48,30 +44,13 @@ class DreamingOverview(Frozen):
     counts: dict[str, int]
 
 
-def _encode_cursor(created_at: datetime, dream_id: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps([created_at.isoformat(), dream_id]).encode()).decode()
-
-
-def _decode_cursor(cursor: str) -> tuple[datetime, str]:
-    try:
-        # The cursors this server issues are short; a long one is refused before it is parsed.
-        if len(cursor) > MAX_CURSOR_CHARS:
-            raise ValueError(cursor[:20])
-        created_at, dream_id = json.loads(base64.urlsafe_b64decode(cursor.encode()))
-        return datetime.fromisoformat(created_at), str(dream_id)
-    except (ValueError, TypeError, binascii.Error, RecursionError):
-        raise InvalidInputError(
-            "cursor is not one this server issued; pass next_cursor from list_dreams as is."
-        ) from None
-
-
 async def list_dreams(
     graph: ProfileGraph, statuses: Collection[DreamStatus] = (), limit: int = 20, cursor: str | None = None
 ) -> DreamPage:
     """Newest first; only dreams in `statuses` when any are given."""
     if not 1 <= limit <= MAX_LIST_LIMIT:
         raise InvalidInputError(f"limit must be 1 to {MAX_LIST_LIMIT}.")
-    before, before_id = _decode_cursor(cursor) if cursor else (None, None)
+    before, before_id = decode_cursor(cursor, "list_dreams") if cursor else (None, None)
     rows = await graph.read(
         ProfileTx.run,
         q.LIST_DREAMS,
@@ -83,7 +62,7 @@ async def list_dreams(
     dreams = [DreamSummary(**row["dream"]) for row in rows[:limit]]
     more = len(rows) > limit
     return DreamPage(
-        dreams=dreams, next_cursor=_encode_cursor(dreams[-1].created_at, dreams[-1].id) if more else None
+        dreams=dreams, next_cursor=encode_cursor(dreams[-1].created_at, dreams[-1].id) if more else None
     )
 
 
@@ -112,7 +91,7 @@ async def _read_overview(tx: ProfileTx, defaults: DreamingConfig) -> DreamingOve
     latest = await tx.single(q.LATEST_RUN)
     counts = {row["status"]: int(row["count"]) for row in await tx.run(q.DREAM_COUNTS)}
     return DreamingOverview(
-        config=config, latest_run=run_from_record(latest["run"]) if latest else None, counts=counts
+        config=config, latest_run=run_from_record(latest["run"], utcnow()) if latest else None, counts=counts
     )
 
 

@@ -18,6 +18,8 @@ EXCERPT_CHARS = 110
 SHORT_CHARS = 50
 # Two shared words at most this many words apart are quoted as one phrase ("Lord of the Rings").
 PHRASE_GAP = 3
+# A longer "phrase" is a whole unspaced sentence (Chinese, Japanese), not a name.
+TOPIC_CHARS = 40
 _PUNCTUATION = ".,!?;:\"'()[]…"
 
 
@@ -60,10 +62,20 @@ def excerpt(text: str, term: str | None, limit: int) -> str:
         if len(" ".join([*chosen, word])) > limit:
             break
         chosen.append(word)
-    body = " ".join(chosen) or text[:limit]
+    if not chosen:
+        return _character_window(text, term, limit)
     lead = "…" if start > 0 else ""
     tail = "…" if start + len(chosen) < len(words) else ""
-    return f"{lead}{body}{tail}"
+    return f"{lead}{' '.join(chosen)}{tail}"
+
+
+def _character_window(text: str, term: str | None, limit: int) -> str:
+    """For a text with a word longer than the limit (Chinese or Japanese, written without
+    spaces): `limit` characters from a little before the term."""
+    found = text.casefold().find(term) if term is not None else -1
+    start = max(0, found - 10) if found > 0 else 0
+    body = text[start : start + limit]
+    return f"{'…' if start > 0 else ''}{body}{'…' if start + limit < len(text) else ''}"
 
 
 def _original_case(term: str, memory: Memory) -> str:
@@ -123,7 +135,7 @@ def _topic(pair: CandidatePair, memory: Memory) -> str | None:
         first, last = sorted((positions[0], positions[1]))
         phrase = " ".join(words[first : last + 1]).strip(_PUNCTUATION)
         # Within one clause only: "relief, excitement" is a phrase, "Coco. She" is not.
-        if last - first <= PHRASE_GAP and not any(mark in phrase for mark in ".!?;"):
+        if last - first <= PHRASE_GAP and len(phrase) <= TOPIC_CHARS and not any(m in phrase for m in ".!?;"):
             return phrase
         if positions[1] < positions[0]:
             terms.reverse()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Literal
 
@@ -38,3 +39,34 @@ class ForgetResult(Frozen):
     still_said_in: list[str] = Field(
         description="Fragments still stating a forgotten claim or fact; forget them too to erase the words"
     )
+
+
+class ProfileCounts(Frozen):
+    """How much a profile holds, by kind."""
+
+    fragments: int
+    claims: int
+    facts: int
+    clarifications: int
+    dreams: int
+    runs: int
+    forgotten: int = Field(description="Tombstones of forgotten memories")
+    nodes: int = Field(description="Every node of the profile, the kinds above and their parts")
+
+    @classmethod
+    def from_labels(cls, counts: Mapping[str, int]) -> ProfileCounts:
+        return cls(
+            fragments=counts["SourceFragment"],
+            claims=counts["Claim"],
+            facts=counts["Fact"],
+            clarifications=counts["Clarification"],
+            dreams=counts["Dream"],
+            runs=counts["DreamRun"],
+            forgotten=counts["Forgotten"],
+            nodes=sum(counts.values()),
+        )
+
+
+class ProfileSummary(Frozen):
+    profile_id: str
+    counts: ProfileCounts

@@ -286,7 +286,7 @@ class ReviewPage:
     async def runs(self, request: Request, session: ReviewSession) -> Response:
         app, graph = await self.graph(session)
         state = await review.overview(graph, app.settings.dreaming_defaults())
-        runs = await recent_runs(graph)
+        runs = (await recent_runs(graph)).runs
         bars = night_bars(runs)
         return self.render(
             request,

@@ -1,4 +1,4 @@
-"""Dreaming tools: status, manual cycles, listing, reading and reviewing dreams."""
+"""Dreaming tools: status, manual cycles, listing, reading and reviewing dreams, past runs."""
 
 from __future__ import annotations
 
@@ -22,7 +22,9 @@ from graph.dreams.models import (
     DreamStatus,
     FeedbackDecision,
     FeedbackResult,
+    RunPage,
 )
+from graph.dreams.runs import MAX_RUNS_LIMIT, recent_runs
 from graph.embedding.status import SemanticStatus, semantic_status
 from graph.memory.models import MAX_CLAIMS, Authority, ClaimInput
 from scheduler.timing import next_run
@@ -115,6 +117,18 @@ async def list_dreams(
 
 
 @mapped_errors
+async def list_dream_runs(
+    ctx: Ctx,
+    limit: Annotated[int, Field(ge=1, le=MAX_RUNS_LIMIT)] = 14,
+    cursor: Annotated[str | None, Field(description="next_cursor from the previous page")] = None,
+) -> RunPage:
+    """Past dreaming cycles, newest first: trigger, local date, status, error, each phase's
+    counts, duration, and what became of the dreams each proposed."""
+    graph = await app_of(ctx).graph_for(write=False)
+    return await recent_runs(graph, limit, cursor)
+
+
+@mapped_errors
 async def get_dream(ctx: Ctx, dream_id: Annotated[str, Field(min_length=1, max_length=64)]) -> Dream:
     """One dream in full: its texts, scores, status, sources (and whether each is still active)
     and every piece of feedback it received."""
@@ -198,6 +212,7 @@ def register(server: MCPServer[AppContext]) -> None:
     )
     server.add_tool(list_dreams, annotations=read_only)
     server.add_tool(get_dream, annotations=read_only)
+    server.add_tool(list_dream_runs, annotations=read_only)
     server.add_tool(
         resolve_dream_feedback,
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False),

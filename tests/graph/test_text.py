@@ -8,6 +8,7 @@ import re
 import pytest
 
 from graph.text import (
+    QUERY_CHAR_BUDGET,
     STOP_WORDS,
     fulltext_clause,
     fulltext_query,
@@ -167,3 +168,19 @@ def test_profile_key_is_one_stable_lowercase_token_per_profile() -> None:
 def test_profile_key_accepts_any_string() -> None:
     for profile_id in ["", "\ud800", "ü-ñ 名前", "x" * 100_000]:
         assert re.fullmatch(r"p[0-9a-f]{24}", profile_key(profile_id))
+
+
+def test_chinese_is_read_as_character_pairs_so_any_length_stays_a_short_query() -> None:
+    chinese = "我每天早上在公园里跑步然后去街角的咖啡店喝一杯热拿铁" * 50
+    assert tokens("在公园里跑步") == ["在公", "公园", "园里", "里跑", "跑步"]
+    assert tokens("去東京タワー, ok") == ["去東", "東京", "京タ", "タワ", "ワー", "ok"]
+    assert "公园" in salient_terms(chinese)
+    query = fulltext_query(chinese)
+    assert query is not None and all(len(term) == 2 for term in query.split()) and len(query.split()) <= 32
+
+
+def test_a_query_never_holds_more_characters_than_lucene_can_take_as_tokens() -> None:
+    long_words = " ".join(f"{letter * 40}" for letter in "abcdefghijklmnopqrstuvwxyz")
+    query = fulltext_query(long_words)
+    assert query is not None and len(query.replace(" ", "")) == QUERY_CHAR_BUDGET
+    assert query.split()[0] == "a" * 40

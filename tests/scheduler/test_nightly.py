@@ -8,10 +8,12 @@ from typing import Any
 
 import anyio
 import pytest
+from neo4j import AsyncGraphDatabase
 
 from graph.access import ConnectionSettings, GraphStore, ProfileGraph
 from graph.dreams.config import DreamingConfig, configure_dreaming
 from graph.dreams.cycle import CycleRequest, run_cycle
+from graph.dreams.runs import recent_runs
 from graph.memory.pipeline import RememberRequest, remember
 from scheduler.nightly import NightlyScheduler, TickResult
 
@@ -19,6 +21,22 @@ pytestmark = pytest.mark.anyio
 
 DEFAULTS = DreamingConfig(enabled=False, timezone="UTC")
 NY = "America/New_York"
+
+
+BREAK_TIMEZONE = (
+    "MATCH (p:Profile {profile_id: $profile_id}) "
+    "SET p.dreaming_enabled = true, p.dreaming_timezone = 'Mars/Olympus'"
+)
+MEND_TIMEZONE = "MATCH (p:Profile {profile_id: $profile_id}) REMOVE p.dreaming_enabled, p.dreaming_timezone"
+
+
+async def database(settings: ConnectionSettings, query: str, **params: Any) -> None:
+    """Write past Reverie's own checks, with the plain driver."""
+    async with (
+        AsyncGraphDatabase.driver(settings.uri, auth=(settings.username, settings.password)) as driver,
+        driver.session(database=settings.database) as session,
+    ):
+        await (await session.run(query, params)).consume()
 
 
 def at(*parts: int) -> datetime:
@@ -134,3 +152,36 @@ async def test_dreaming_status_shows_the_next_run_in_local_time_and_utc(
     utc = datetime.fromisoformat(status["next_run_utc"])
     assert local == utc and (local.hour, local.minute) == (3, 0)
     assert local.utcoffset() != utc.utcoffset()
+
+
+async def test_a_profile_with_a_broken_setting_fails_alone(
+    store: GraphStore, nightly: ProfileGraph, other_graph: ProfileGraph, neo4j_settings: ConnectionSettings
+) -> None:
+    # A setting no version of Reverie accepts, as a hand edit or an old bug could leave it.
+    await remember(other_graph, RememberRequest(content="I water the tomatoes at dawn."))
+    await database(neo4j_settings, BREAK_TIMEZONE, profile_id=other_graph.profile_id)
+    try:
+        results = await NightlyScheduler(store, DEFAULTS).tick(at(2026, 1, 26, 8, 0))
+    finally:
+        await database(neo4j_settings, MEND_TIMEZONE, profile_id=other_graph.profile_id)
+    broken = mine(results, other_graph.profile_id)
+    assert (broken.outcome, broken.detail) == ("failed", "ValidationError")
+    assert mine(results, nightly.profile_id).outcome == "ran"
+
+
+async def test_stopping_lets_the_cycle_in_flight_finish(store: GraphStore, nightly: ProfileGraph) -> None:
+    # Due since midnight UTC today, so the scheduler's first tick (at start) runs it.
+    await configure_dreaming(nightly, DEFAULTS, {"timezone": "UTC", "start_time_local": "00:00"})
+    scheduler = NightlyScheduler(store, DEFAULTS)
+    scheduler.start()
+    with anyio.fail_after(60):
+        while True:
+            runs = (await recent_runs(nightly)).runs
+            if runs and runs[0].run.status == "running":
+                break
+            await anyio.sleep(0.01)
+
+    await scheduler.stop()
+
+    [summary] = (await recent_runs(nightly)).runs
+    assert summary.run.status == "completed" and summary.run.trigger == "scheduled"

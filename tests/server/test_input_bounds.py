@@ -58,3 +58,25 @@ async def test_an_edge_input_is_a_clear_error_that_changes_nothing(
 async def test_a_huge_unknown_id_is_not_echoed_back_whole(client: Client) -> None:
     text = error_text(await client.call_tool("get_dream", {"dream_id": "x" * 1_000_000}))
     assert "internal error" not in text and len(text) < 2_000, text[:300]
+
+
+# Unpunctuated Chinese, as one 1,100-character run: one "word" to a tokenizer that splits on
+# spaces, 1,100 tokens to Lucene's.
+CHINESE = "我每天早上在公园里跑步然后去街角的咖啡店喝一杯热拿铁再走路去公司上班"
+LONG_CHINESE = (CHINESE * 40)[:1_100]
+
+
+async def test_a_long_unpunctuated_chinese_memory_is_recalled_and_dreamed(call: CallTool) -> None:
+    long_one = (await call("remember", content=LONG_CHINESE))["fragment"]["id"]
+    short_one = (await call("remember", content="周末我也在公园里跑步" + CHINESE[:12]))["fragment"]["id"]
+
+    found = await call("recall_memory", query=LONG_CHINESE[:500])
+    run = await call("run_dreaming_cycle", max_outputs=3)
+
+    assert long_one in [item["id"] for item in found["results"]]
+    assert run["status"] == "completed" and run["error"] is None, run
+    dream_ids = next(phase for phase in run["phases"] if phase["phase"] == "dream")["dream_ids"]
+    assert dream_ids, run
+    sources = {source["id"] for source in (await call("get_dream", dream_id=dream_ids[0]))["sources"]}
+    assert sources == {long_one, short_one}
+    assert (await call("dreaming_status"))["latest_run"]["status"] == "completed"

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import time
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,8 @@ import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from graph.access import GraphStore
 from graph.localdb import free_port
@@ -290,3 +293,13 @@ async def test_unreachable_neo4j_still_starts_and_explains_each_call(profile_id:
         assert "reverie neo4j start" in message
         assert "NEO4J_URI" in message
         assert "internal error" not in message
+
+
+async def test_the_server_names_its_version_and_refuses_an_unknown_prompt_as_bad_params(
+    client: Client,
+) -> None:
+    info = client.server_info
+    assert info is not None and (info.name, info.version) == ("reverie", version("reverie"))
+    with pytest.raises(MCPError) as refused:
+        await client.get_prompt("no-such-prompt")
+    assert refused.value.error.code == INVALID_PARAMS and "no-such-prompt" in refused.value.error.message

@@ -1,0 +1,64 @@
+"""A cycle's life: cancellation closes its run, a dead holder's lease lapses, an empty meaning
+space is no error."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import anyio
+import pytest
+
+from graph.access import ProfileGraph
+from graph.dreams import review
+from graph.dreams.config import DreamingConfig
+from graph.dreams.cycle import STOPPED, CycleRequest, run_cycle
+from graph.dreams.lease import ABANDONED, LEASE, lapsed
+from graph.embedding.encoder import Embedder
+from graph.memory.pipeline import RememberRequest, remember, retract
+from tests.graph.memory_support import T0
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_cancelled_cycle_is_closed_as_interrupted_and_frees_the_profile(graph: ProfileGraph) -> None:
+    await remember(graph, RememberRequest(content="I walk the dog along the Hudson every morning."))
+    holding = anyio.Event()
+
+    async def hang(done: float, total: float, message: str) -> None:
+        holding.set()
+        await anyio.sleep_forever()
+
+    async def cycle() -> None:
+        await run_cycle(graph, DreamingConfig(), CycleRequest(), progress=hang)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(cycle)
+        with anyio.fail_after(60):
+            await holding.wait()
+        group.cancel_scope.cancel()
+
+    latest = (await review.overview(graph, DreamingConfig())).latest_run
+    assert latest is not None and latest.status == "interrupted" and latest.error == STOPPED
+    again = await run_cycle(graph, DreamingConfig(), CycleRequest())
+    assert again.status == "completed"
+
+
+def test_a_running_run_counts_as_abandoned_only_once_its_lease_has_lapsed() -> None:
+    lease = T0 + LEASE
+    assert not lapsed("running", lease, T0 + timedelta(seconds=59))
+    assert lapsed("running", lease, T0 + LEASE + timedelta(seconds=1))
+    assert not lapsed("completed", lease, T0 + timedelta(hours=1))
+    assert "lease lapsed" in ABANDONED
+
+
+async def test_a_profile_whose_every_memory_was_retracted_still_dreams_without_error(
+    graph: ProfileGraph, embedder: Embedder
+) -> None:
+    stored = await remember(
+        graph, RememberRequest(content="I walk the dog along the Hudson."), embedder=embedder
+    )
+    await retract(graph, stored.fragment.id, "said by mistake")
+
+    run = await run_cycle(graph, DreamingConfig(), CycleRequest(), embedder=embedder)
+
+    assert (run.status, run.error) == ("completed", None)

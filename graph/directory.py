@@ -1,6 +1,7 @@
-"""The one deliberate cross-profile read: which profiles exist, for the nightly scheduler.
+"""The deliberate cross-profile reads: which profiles exist (for the scheduler and `reverie
+profile`), and whether an import's ids are taken by another profile.
 
-It returns profile ids and their stored dreaming overrides only; reading or writing anything
+They return profile ids, their stored dreaming overrides and counts only; reading or writing anything
 inside a profile still goes through `GraphStore.profile(...)`.
 """
 
@@ -23,3 +24,22 @@ async def list_profiles(store: GraphStore) -> list[tuple[str, dict[str, Any]]]:
         result = await session.run(_LIST_PROFILES)
         rows = [record.data() async for record in result]
     return [(row["profile_id"], overrides_of(row["stored"])) for row in rows]
+
+
+# Ids are unique across the database (one constraint per kind), so an import may only use ids
+# no other profile holds. Read across profiles on purpose; it returns a count, nothing of them.
+def _taken_query(label: str) -> LiteralString:
+    # Built from the fixed label set only (PROFILE_LABELS), never from input.
+    query: LiteralString = (
+        "UNWIND $ids AS item_id MATCH (n:" + label + " {id: item_id}) "
+        "WHERE n.profile_id <> $profile_id RETURN count(n) AS taken"
+    )
+    return query
+
+
+async def ids_held_elsewhere(store: GraphStore, label: str, ids: list[str], profile_id: str) -> int:
+    """How many of `ids` (of nodes labelled `label`) belong to a profile other than `profile_id`."""
+    async with store.session() as session:
+        result = await session.run(_taken_query(label), ids=ids, profile_id=profile_id)
+        record = await result.single()
+    return int(record["taken"]) if record else 0

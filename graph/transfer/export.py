@@ -1,0 +1,97 @@
+"""Writing a profile out as JSON Lines, a page at a time, in a stable order (so exporting the
+same graph twice gives the same lines, apart from the header's time)."""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from graph.access import ProfileGraph, ProfileTx
+from graph.clock import utcnow
+from graph.errors import ReverieError
+from graph.schema import PROFILE_LABELS
+from graph.transfer import queries as q
+from graph.transfer.lines import (
+    EDGES,
+    FORMAT_VERSION,
+    NODE_KEYS,
+    RESERVED,
+    RUNTIME,
+    EdgeLine,
+    Header,
+    NodeLine,
+    dump,
+    encode_value,
+)
+from graph.transfer.models import ExportReport
+
+PAGE = 1_000
+
+
+class UnknownEdgeError(ReverieError):
+    """The graph holds a relationship the format does not know: exporting would drop it."""
+
+
+def _node_line(label: str, stored: dict[str, Any], embeddings: bool) -> NodeLine:
+    vector = stored.get("embedding") if embeddings else None
+    dropped = RESERVED | RUNTIME | (set() if embeddings and vector else {"embedding_model"})
+    properties = {name: encode_value(value) for name, value in sorted(stored.items()) if name not in dropped}
+    return NodeLine.model_validate({"node": label, "properties": properties, "embedding": vector})
+
+
+def _primary(labels: list[str]) -> str:
+    """A node's kind: the first of its labels that is one (fragments are also Recallable)."""
+    return next(label for label in PROFILE_LABELS if label in labels)
+
+
+async def export_profile(graph: ProfileGraph, out: TextIO, embeddings: bool = False) -> ExportReport:
+    header = Header(
+        reverie_export=FORMAT_VERSION,
+        profile_id=graph.profile_id,
+        exported_at=utcnow().isoformat(),
+        embeddings=embeddings,
+    )
+    out.write(dump(header) + "\n")
+    nodes = sum([await _write_nodes(graph, label, out, embeddings) for label in PROFILE_LABELS])
+    edges = sum([await _write_edges(graph, label, out) for label in q.EXPORT_EDGES])
+    return ExportReport(profile_id=graph.profile_id, nodes=nodes, edges=edges, embeddings=embeddings)
+
+
+async def _write_nodes(graph: ProfileGraph, label: str, out: TextIO, embeddings: bool) -> int:
+    key = NODE_KEYS[label] or "profile_id"
+    written, after = 0, ""
+    while True:
+        rows = await graph.read(ProfileTx.run, q.EXPORT_NODES[label], after=after, page=PAGE)
+        for row in rows:
+            out.write(dump(_node_line(label, row["properties"], embeddings)) + "\n")
+        written += len(rows)
+        if len(rows) < PAGE:
+            return written
+        after = rows[-1]["properties"][key]
+
+
+async def _write_edges(graph: ProfileGraph, label: str, out: TextIO) -> int:
+    """The relationships leaving `label`'s nodes, a page of those nodes at a time."""
+    written, after = 0, ""
+    while True:
+        rows = await graph.read(ProfileTx.run, q.EXPORT_EDGES[label], after=after, page=PAGE)
+        for row in rows:
+            if row["type"] is None:
+                continue  # a node with no relationships
+            line = EdgeLine.model_validate(
+                {
+                    "edge": row["type"],
+                    "from": [label, row["from_id"]],
+                    "to": [_primary(row["labels"]), row["to_id"]],
+                }
+            )
+            if line.triple() not in EDGES:
+                raise UnknownEdgeError(
+                    f"the graph holds a {line.triple()} relationship the export format does not know; "
+                    "nothing was exported in its place"
+                )
+            out.write(dump(line) + "\n")
+            written += 1
+        sources = sorted({row["from_id"] for row in rows})
+        if len(sources) < PAGE:
+            return written
+        after = sources[-1]

@@ -1,0 +1,129 @@
+"""The export format, one JSON object a line, and its validation.
+
+    {"reverie_export": 1, "profile_id": "alice", "exported_at": "...", "embeddings": false}
+    {"node": "SourceFragment", "properties": {...}, "embedding": null}
+    {"edge": "SUPPORTED_BY", "from": ["Claim", "<id>"], "to": ["SourceFragment", "<id>"]}
+
+The header comes first, then every node, then every edge. Times are written as
+`{"$datetime": "<ISO 8601>"}`. A node's properties never hold its profile (the importer gives
+it the target profile) nor its vector (`embedding`, present only when asked for).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Annotated, Any, Final, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from graph.errors import InvalidInputError, validation_problems
+from graph.schema import PROFILE_LABELS, VECTOR_DIMENSIONS
+
+FORMAT_VERSION: Final = 1
+DATETIME_TAG: Final = "$datetime"
+# The property naming each kind's node within its profile (the Profile node is one per profile).
+NODE_KEYS: Final = {label: "id" for label in PROFILE_LABELS} | {"FactSlot": "slot", "Profile": ""}
+# Every relationship a profile holds: (from label, type, to label).
+EDGES: Final = frozenset({
+    ("Claim", "SUPPORTED_BY", "SourceFragment"),
+    ("Fact", "PROMOTED_FROM", "Claim"),
+    ("Fact", "SUPERSEDED_BY", "Fact"),
+    ("Fact", "SUPERSEDED_BY", "Forgotten"),
+    ("Clarification", "ABOUT_CLAIM", "Claim"),
+    ("Clarification", "ABOUT_FACT", "Fact"),
+    ("Dream", "DREAMED_FROM", "SourceFragment"),
+    ("Dream", "DREAMED_FROM", "Fact"),
+    ("Dream", "DREAMED_FROM", "Forgotten"),
+    ("Dream", "HAS_FEEDBACK", "DreamFeedback"),
+    ("Dream", "FEEDBACK_EVIDENCE", "SourceFragment"),
+})  # fmt: skip
+# Written by the importer itself, or runtime state that means nothing in another graph.
+RESERVED: Final = frozenset({"profile_id", "profile_key", "embedding"})
+RUNTIME: Final = frozenset({"cycle_run_id", "cycle_lease_expires_at", "lock_touched_at", "locked_at"})
+Label = Literal[
+    "SourceFragment", "Claim", "Fact", "Clarification", "FactSlot", "Dream", "DreamFeedback",
+    "DreamRun", "Forgotten", "Profile",
+]  # fmt: skip
+Scalar = str | int | float | bool | None
+Value = Scalar | list[str] | list[float] | list[int] | dict[str, str]
+
+
+class _Line(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+L = TypeVar("L", bound=_Line)
+
+
+class Header(_Line):
+    reverie_export: Literal[1]
+    profile_id: str
+    exported_at: str
+    embeddings: bool
+
+
+class NodeLine(_Line):
+    node: Label
+    properties: dict[str, Value]
+    embedding: (
+        Annotated[list[float], Field(min_length=VECTOR_DIMENSIONS, max_length=VECTOR_DIMENSIONS)] | None
+    ) = None
+
+    @field_validator("properties")
+    @classmethod
+    def _no_reserved(cls, properties: dict[str, Value]) -> dict[str, Value]:
+        taken = sorted(RESERVED & set(properties))
+        if taken:
+            raise ValueError(f"properties must not hold {', '.join(taken)}: the importer sets them")
+        return properties
+
+    def key(self) -> str:
+        name = NODE_KEYS[self.node]
+        if not name:
+            return ""
+        value = self.properties.get(name)
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"a {self.node} needs its {name!r} as a non-empty string")
+        return value
+
+
+class EdgeLine(_Line):
+    edge: str
+    from_: tuple[Label, str] = Field(alias="from")
+    to: tuple[Label, str]
+
+    def triple(self) -> tuple[str, str, str]:
+        return (self.from_[0], self.edge, self.to[0])
+
+
+def encode_value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return {DATETIME_TAG: value.isoformat()}
+    return value
+
+
+def decode_value(value: Value) -> Any:
+    if isinstance(value, dict):
+        if set(value) != {DATETIME_TAG}:
+            raise ValueError(f"a map value must be {{{DATETIME_TAG!r}: <ISO time>}}")
+        return datetime.fromisoformat(value[DATETIME_TAG])
+    return value
+
+
+def dump(line: BaseModel) -> str:
+    return json.dumps(line.model_dump(mode="json", by_alias=True, exclude_none=False), sort_keys=True)
+
+
+def parse(number: int, text: str, kind: type[L]) -> L:
+    """One line as `kind`; anything wrong is refused with the line's number."""
+    try:
+        return kind.model_validate_json(text)
+    except ValidationError as error:
+        raise InvalidInputError(
+            f"line {number}: {validation_problems(error)}. Nothing was imported."
+        ) from None
+
+
+def refuse(number: int, problem: str) -> InvalidInputError:
+    return InvalidInputError(f"line {number}: {problem}. Nothing was imported.")

@@ -43,3 +43,16 @@ async def ids_held_elsewhere(store: GraphStore, label: str, ids: list[str], prof
         result = await session.run(_taken_query(label), ids=ids, profile_id=profile_id)
         record = await result.single()
     return int(record["taken"]) if record else 0
+
+
+_BEHIND: Final[LiteralString] = (
+    "MATCH (p:Profile) WHERE p.profile_id IS NOT NULL AND coalesce(p.graph_format, 1) < $format "
+    "RETURN p.profile_id AS profile_id ORDER BY profile_id"
+)
+
+
+async def profiles_behind(store: GraphStore, graph_format: int) -> list[str]:
+    """Profiles whose stored data predates `graph_format` (see `graph.upgrade`)."""
+    async with store.session() as session:
+        result = await session.run(_BEHIND, format=graph_format)
+        return [record["profile_id"] async for record in result]

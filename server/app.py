@@ -24,6 +24,7 @@ from graph.embedding.loader import load_embedder
 from graph.errors import GraphUnavailableError
 from graph.localdb import LocalNeo4j
 from graph.schema import ensure_schema
+from graph.upgrade import upgrade_graph
 from scheduler.nightly import NightlyScheduler
 from server.auth import StaticTokenVerifier, TokenGrant
 from server.context import AppContext, LiveApp, Transport
@@ -165,6 +166,7 @@ async def opened_store(settings: ReverieSettings) -> AsyncIterator[GraphStore]:
     store = GraphStore.connect(await resolve_connection(settings))
     try:
         await ensure_schema(store.driver, store.settings.database)
+        await upgrade_graph(store)
         yield store
     finally:
         await store.close()

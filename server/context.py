@@ -13,6 +13,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from graph.access import GraphStore, ProfileGraph
 from graph.embedding.encoder import Embedder
 from graph.schema import ensure_schema
+from graph.upgrade import upgrade_graph
 from server.settings import ReverieSettings
 
 Transport = Literal["stdio", "http"]
@@ -29,13 +30,14 @@ class AppContext:
     _schema_lock: anyio.Lock = field(default_factory=anyio.Lock)
 
     async def ensure_ready(self) -> None:
-        """Create the schema once; retried on the next call if Neo4j was down."""
+        """Create the schema and upgrade old profiles once; retried on the next call if Neo4j was down."""
         if self._schema_ready:
             return
         async with self._schema_lock:
             if not self._schema_ready:
                 await self.store.verify()
                 await ensure_schema(self.store.driver, self.store.settings.database)
+                await upgrade_graph(self.store)
                 self._schema_ready = True
 
     def caller_profile(self, *, write: bool) -> str:

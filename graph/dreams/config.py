@@ -11,6 +11,7 @@ from graph.clock import known_zone
 from graph.dreams import queries as q
 from graph.errors import InvalidInputError, validation_problems
 from graph.memory.models import Frozen
+from graph.schema import GRAPH_FORMAT
 
 MAX_OUTPUTS_LIMIT = 50
 SettingSource = Literal["default", "environment", "profile"]
@@ -66,7 +67,8 @@ async def configure(tx: ProfileTx, defaults: DreamingConfig, changes: dict[str, 
         config = with_overrides(defaults, merged)
     except ValidationError as error:
         raise InvalidInputError(f"{validation_problems(error)}. Nothing was changed.") from None
-    await tx.run(q.SET_PROFILE_SETTINGS, settings={f"{OVERRIDE_PREFIX}{k}": v for k, v in changes.items()})
+    settings = {f"{OVERRIDE_PREFIX}{k}": v for k, v in changes.items()}
+    await tx.run(q.SET_PROFILE_SETTINGS, settings=settings, graph_format=GRAPH_FORMAT)
     return config
 
 

@@ -35,6 +35,7 @@ from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.store import embed_missing
 from graph.errors import AlreadyDreamedError, CycleAlreadyRunningError, InvalidInputError, ReverieError
 from graph.memory.reflect import count_health
+from graph.schema import GRAPH_FORMAT
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +88,9 @@ def plan_cycle(request: CycleRequest, config: DreamingConfig, now: datetime) -> 
 
 
 async def _claim_lock(tx: ProfileTx, plan: CyclePlan, request: CycleRequest) -> None:
-    row = await tx.one(q.CLAIM_CYCLE_LOCK, now=plan.started_at, abandoned=ABANDONED)
+    row = await tx.one(
+        q.CLAIM_CYCLE_LOCK, now=plan.started_at, abandoned=ABANDONED, graph_format=GRAPH_FORMAT
+    )
     if row["holder"] and row["lease"] and row["lease"] > plan.started_at:
         raise CycleAlreadyRunningError(row["holder"], row["lease"].isoformat())
     if request.scheduled_date is not None:

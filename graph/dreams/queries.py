@@ -292,7 +292,7 @@ CLAIM_CYCLE_LOCK = ScopedQuery(
     "claim_cycle_lock",
     """
     MERGE (p:Profile {profile_id: $profile_id})
-      ON CREATE SET p.created_at = $now
+      ON CREATE SET p.created_at = $now, p.graph_format = $graph_format
     SET p.lock_touched_at = $now
     WITH p
     OPTIONAL MATCH (stuck:DreamRun {profile_id: $profile_id, status: 'running'})
@@ -393,7 +393,7 @@ SET_PROFILE_SETTINGS = ScopedQuery(
     "set_profile_settings",
     """
     MERGE (p:Profile {profile_id: $profile_id})
-      ON CREATE SET p.created_at = datetime()
+      ON CREATE SET p.created_at = datetime(), p.graph_format = $graph_format
     SET p += $settings
     """,
 )

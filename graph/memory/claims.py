@@ -6,6 +6,7 @@ and a promoted dream all pass claims through exactly this path.
 
 from __future__ import annotations
 
+import json
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -56,12 +57,25 @@ def subject_key(subject: str) -> str:
     return "user" if key in SELF_SUBJECTS else key
 
 
+def identity_key(*parts: str) -> str:
+    """Parts joined so that no two different lists of parts give one key, whatever the parts
+    hold (a JSON array: a '|' or quote inside a part stays inside it)."""
+    return json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
+
+
+def claim_keys(subject: str, predicate: str, obj: str, polarity: str, exclusive: bool) -> tuple[str, str]:
+    """(claim_key, slot): the statement's identity, and the slot it competes in for a fact."""
+    key = identity_key(subject, predicate, normalize(obj), polarity)
+    # One active fact per slot for single_current predicates; one per statement otherwise.
+    return key, identity_key(subject, predicate) if exclusive else key
+
+
 def claim_fields(claim: ClaimInput) -> dict[str, Any]:
     """The stored identity of a claim: the same statement always maps to the same keys."""
     rule = rule_for(claim.predicate)
     subject = subject_key(claim.subject)
-    claim_key = f"{subject}|{claim.predicate}|{normalize(claim.object)}|{claim.polarity}"
     exclusive = rule.policy is PredicatePolicy.SINGLE_CURRENT and claim.polarity == "positive"
+    claim_key, slot = claim_keys(subject, claim.predicate, claim.object, claim.polarity, exclusive)
     negation = "not " if claim.polarity == "negative" else ""
     return {
         "subject": claim.subject,
@@ -69,8 +83,7 @@ def claim_fields(claim: ClaimInput) -> dict[str, Any]:
         "predicate": claim.predicate,
         "object": claim.object,
         "claim_key": claim_key,
-        # One active fact per slot for single_current predicates; one per statement otherwise.
-        "slot": f"{subject}|{claim.predicate}" if exclusive else claim_key,
+        "slot": slot,
         "text": f"{claim.subject} {negation}{claim.predicate.replace('_', ' ')} {claim.object}",
         "extract_conf": claim.extract_conf,
         "resolution_conf": claim.resolution_conf,

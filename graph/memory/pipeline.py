@@ -48,6 +48,7 @@ from graph.memory.models import (
 from graph.memory.policy import rule_for, source_quality
 from graph.memory.records import StoredClaim, clarification_view
 from graph.memory.verifier import ClaimVerifier, LexicalVerifier
+from graph.schema import GRAPH_FORMAT
 from graph.text import normalize
 
 MAX_METADATA_CHARS = 4_000
@@ -172,6 +173,7 @@ async def _remember_in(tx: ProfileTx, request: RememberRequest, writing: _Writin
             metadata=writing.metadata,
             now=writing.now,
             occurred_at=as_utc(request.occurred_at) or writing.now,
+            graph_format=GRAPH_FORMAT,
             **vector_properties(writing.vectors, request.content),
         )
         fragment = FragmentRef(id=row["id"], created=True)

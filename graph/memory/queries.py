@@ -42,7 +42,7 @@ CREATE_FRAGMENT = ScopedQuery(
     OPTIONAL MATCH (p:Profile {profile_id: $profile_id})
     CALL (p) {
         WITH p WHERE p IS NULL
-        CREATE (:Profile {profile_id: $profile_id, created_at: $now})
+        CREATE (:Profile {profile_id: $profile_id, created_at: $now, graph_format: $graph_format})
     }
     CREATE (f:SourceFragment:Recallable {
         profile_id: $profile_id, profile_key: $profile_key, id: $id, text: $text,

@@ -1,0 +1,102 @@
+"""Bringing stored profiles up to the current graph format, once, at start.
+
+Format 2: claim keys and slots are JSON arrays of their parts. Format 1 joined the parts with
+'|', so subject "user|likes|jazz" with object "blues" had the key of subject "user" with object
+"jazz|likes|blues". Each profile is upgraded in batches through its own scoped queries, then
+marked; new profiles are created at the current format and never need it.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from graph.access import GraphStore, ProfileGraph, ProfileTx
+from graph.directory import profiles_behind
+from graph.memory.claims import claim_keys, subject_key
+from graph.schema import GRAPH_FORMAT
+from graph.scope import ScopedQuery
+
+log = logging.getLogger(__name__)
+
+_BATCH = 1_000
+
+_OLD_CLAIMS = ScopedQuery(
+    "format1_claims",
+    """
+    MATCH (c:Claim {profile_id: $profile_id})
+    WHERE NOT c.claim_key STARTS WITH '['
+    RETURN c.id AS id, coalesce(c.subject_key, c.subject) AS subject, c.predicate AS predicate,
+           c.object AS object, c.polarity AS polarity, c.slot <> c.claim_key AS exclusive
+    LIMIT $batch
+    """,
+)
+_SET_CLAIM_KEYS = ScopedQuery(
+    "format2_claim_keys",
+    """
+    UNWIND $rows AS row
+    MATCH (c:Claim {profile_id: $profile_id, id: row.id})
+    SET c.claim_key = row.claim_key, c.slot = row.slot
+    """,
+)
+_FACT_KEYS = ScopedQuery(
+    "format2_fact_keys",
+    """
+    MATCH (f:Fact {profile_id: $profile_id})-[:PROMOTED_FROM]->(c:Claim {profile_id: $profile_id})
+    WHERE NOT f.claim_key STARTS WITH '['
+    WITH f, c LIMIT $batch
+    SET f.claim_key = c.claim_key, f.slot = c.slot
+    RETURN count(f) AS done
+    """,
+)
+# Slot nodes are only lock anchors: the old ones go, and the next promotion merges a new one.
+_OLD_SLOTS = ScopedQuery(
+    "format1_slots",
+    """
+    MATCH (s:FactSlot {profile_id: $profile_id})
+    WHERE NOT s.slot STARTS WITH '['
+    WITH s LIMIT $batch
+    DELETE s
+    RETURN count(*) AS done
+    """,
+)
+_MARK = ScopedQuery(
+    "mark_graph_format",
+    "MATCH (p:Profile {profile_id: $profile_id}) SET p.graph_format = $format",
+)
+
+
+async def _claims_batch(tx: ProfileTx) -> int:
+    rows = await tx.run(_OLD_CLAIMS, batch=_BATCH)
+    keyed = []
+    for row in rows:
+        key, slot = claim_keys(
+            subject_key(row["subject"]),
+            row["predicate"],
+            row["object"],
+            row["polarity"],
+            bool(row["exclusive"]),
+        )
+        keyed.append({"id": row["id"], "claim_key": key, "slot": slot})
+    await tx.run(_SET_CLAIM_KEYS, rows=keyed)
+    return len(rows)
+
+
+async def _until_done(graph: ProfileGraph, query: ScopedQuery) -> None:
+    while (await graph.write(ProfileTx.one, query, batch=_BATCH))["done"]:
+        pass
+
+
+async def upgrade_profile(graph: ProfileGraph) -> None:
+    while await graph.write(_claims_batch):
+        pass
+    await _until_done(graph, _FACT_KEYS)
+    await _until_done(graph, _OLD_SLOTS)
+    await graph.write(ProfileTx.run, _MARK, format=GRAPH_FORMAT)
+
+
+async def upgrade_graph(store: GraphStore) -> None:
+    """Every profile behind the current format, one after the other; safe to interrupt and
+    to run from two processes (each step only touches what is still in the old format)."""
+    for profile_id in await profiles_behind(store, GRAPH_FORMAT):
+        log.info("upgrading profile %s to graph format %s", profile_id, GRAPH_FORMAT)
+        await upgrade_profile(store.profile(profile_id))

@@ -17,11 +17,17 @@ from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, AsyncSession
-from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import AuthError, ClientError, ServiceUnavailable, SessionExpired
 from neo4j.graph import Node
 from neo4j.time import DateTime as Neo4jDateTime
 
-from graph.errors import GraphUnavailableError, InvalidInputError, MissingRowError, ProfileOverrideError
+from graph.errors import (
+    GraphUnavailableError,
+    InvalidInputError,
+    MissingDatabaseError,
+    MissingRowError,
+    ProfileOverrideError,
+)
 from graph.scope import ScopedQuery
 from graph.text import profile_key
 
@@ -39,6 +45,7 @@ _INJECTED_PARAMS = frozenset({"profile_id", "profile_key"})
 _CONNECTION_TIMEOUT_S = 3.0
 _ACQUISITION_TIMEOUT_S = 5.0
 _RETRY_BUDGET_S = 4.0
+_DATABASE_NOT_FOUND = "Neo.ClientError.Database.DatabaseNotFound"
 
 
 def validate_profile_id(profile_id: str) -> str:
@@ -191,14 +198,21 @@ class GraphStore:
             raise GraphUnavailableError(self.settings.uri, "no answer on Bolt") from error
         except AuthError as error:
             raise GraphUnavailableError(self.settings.uri, "authentication failed") from error
+        except ClientError as error:
+            if error.code == _DATABASE_NOT_FOUND:
+                raise MissingDatabaseError(self.settings.uri, self.settings.database) from None
+            raise
 
     async def verify(self) -> None:
+        """The server answers, the credentials hold, and the configured database exists."""
         try:
             await self.driver.verify_connectivity()
         except (ServiceUnavailable, SessionExpired, OSError) as error:
             raise GraphUnavailableError(self.settings.uri, "no answer on Bolt") from error
         except AuthError as error:
             raise GraphUnavailableError(self.settings.uri, "authentication failed") from error
+        async with self.session() as session:
+            await (await session.run("RETURN 1")).consume()
 
     async def close(self) -> None:
         await self.driver.close()

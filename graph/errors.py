@@ -99,6 +99,14 @@ class GraphUnavailableError(ReverieError):
         self.uri = uri
 
 
+class MissingDatabaseError(ReverieError):
+    def __init__(self, uri: str, database: str | None) -> None:
+        super().__init__(
+            f"Neo4j at {uri} has no database {database!r}: create it (CREATE DATABASE {database}) or "
+            "unset NEO4J_DATABASE to use the server's default database."
+        )
+
+
 class UnscopedQueryError(ReverieError):
     """A query that could read or write outside its profile. Raised when the query is defined."""
 

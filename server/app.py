@@ -158,6 +158,18 @@ def nightly_scheduler(store: GraphStore, settings: ReverieSettings) -> NightlySc
     )
 
 
+async def check_graph(settings: ReverieSettings) -> None:
+    """Before serving: a graph that cannot be reached is only a warning (each call retries),
+    but a setting that can never work (a database that does not exist) stops the start."""
+    store = GraphStore.connect(await resolve_connection(settings))
+    try:
+        await store.verify()
+    except GraphUnavailableError as error:
+        log.warning("Starting without a graph: %s", error)
+    finally:
+        await store.close()
+
+
 @asynccontextmanager
 async def opened_store(settings: ReverieSettings) -> AsyncIterator[GraphStore]:
     """The graph for a command-line process: connected, schema ensured, closed on exit.

@@ -55,6 +55,16 @@ def load_token_file(path: Path) -> TokenFile:
         ) from None
     except ValidationError as error:
         raise TokenFileError(f"Token file {path} is malformed: {error.errors()[0]['msg']}") from None
+    except UnicodeDecodeError:
+        raise TokenFileError(
+            f"Token file {path} is not UTF-8 JSON; point REVERIE_TOKENS_FILE at the file "
+            "`reverie token create` writes."
+        ) from None
+    except OSError as error:
+        raise TokenFileError(
+            f"Token file {path} cannot be read ({error.strerror}); REVERIE_TOKENS_FILE must name a "
+            "readable file, e.g. the one `reverie token create` writes."
+        ) from None
 
 
 def add_token(path: Path, profile: str, scopes: Iterable[Scope], name: str | None = None) -> TokenGrant:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import logging
+import socket
 import sys
 from collections.abc import Callable, Sequence
 
@@ -12,7 +13,7 @@ import anyio
 
 from graph.errors import ReverieError
 from graph.localdb import LocalNeo4j, LocalNeo4jError
-from server.app import build_server, run_scheduler_forever
+from server.app import build_server, check_graph, run_scheduler_forever
 from server.auth import TokenFileError, TokenGrant, add_token, load_token_file
 from server.embeddings_cli import add_embeddings_parser
 from server.operator import add_dream_parser
@@ -75,11 +76,27 @@ Stop with Ctrl-C (the managed Neo4j keeps running; `reverie neo4j stop` ends it)
     )
 
 
+def _check_port_free(host: str, port: int) -> None:
+    """Refuse a busy port before printing a token and an address that would not answer."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise CommandError(
+                f"cannot listen on {host}:{port} ({error.strerror}); stop what uses it or pick another "
+                "port with --port"
+            ) from None
+
+
 def cmd_serve(args: argparse.Namespace) -> None:
     settings = load_settings()
     # The HTTP server is the long-running process: it runs the scheduler unless told not to.
     # A stdio server is started per host window, so it only runs one when asked.
     run_scheduler = args.scheduler if args.scheduler is not None else args.transport == "http"
+    if args.transport == "http":
+        _check_port_free(args.host, args.port)
+    anyio.run(check_graph, settings)
     if args.transport == "stdio":
         build_server(settings, "stdio", run_scheduler=run_scheduler).run("stdio")
         return

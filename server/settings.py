@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, ValidationError, field_validator
@@ -16,6 +17,9 @@ from graph.dreams.host_model import HostModelLimits
 from graph.embedding.catalog import DEFAULT_MODEL, MODELS, SEMANTIC_OFF
 from graph.errors import InvalidInputError, validation_problems
 from graph.localdb.config import default_home
+
+# The driver also takes http(s), which needs a driver extra Reverie does not install.
+BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 
 
 class SettingsError(Exception):
@@ -64,6 +68,20 @@ class ReverieSettings(BaseSettings):
     dreaming_host_model_timeout: float = Field(
         default=30.0, gt=0, le=600, description="Seconds to wait for one answer of the host's model"
     )
+
+    @field_validator("neo4j_uri")
+    @classmethod
+    def _bolt_uri(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in BOLT_SCHEMES or not parts.hostname:
+            raise ValueError(
+                f"expected a Bolt URI such as bolt://localhost:7687 or neo4j+s://host "
+                f"(schemes {', '.join(BOLT_SCHEMES)}), got {value[:80]!r}; "
+                "unset it to use the managed local Neo4j"
+            )
+        return value
 
     @field_validator("dreaming_timezone", "app_timezone")
     @classmethod

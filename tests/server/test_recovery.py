@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -88,3 +89,49 @@ def test_a_malformed_setting_stops_the_start_and_names_it(name: str, value: str)
     )
     assert done.returncode == 2
     assert name in done.stderr, done.stderr
+
+
+def start_failure(env: dict[str, str], *arguments: str) -> str:
+    """`reverie serve ...` that must stop at once: exit 2, one line naming the fix, no traceback."""
+    done = run_reverie(env, "serve", *arguments, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.startswith("reverie: "), done.stderr
+    assert "is serving" not in done.stderr and "token for profile" not in done.stderr
+    return done.stderr
+
+
+@pytest.mark.parametrize(
+    ("value", "named"),
+    [("not a uri", "NEO4J_URI"), ("http://127.0.0.1:7474", "Bolt URI"), ("bolt://", "NEO4J_URI")],
+)
+def test_a_uri_that_is_not_bolt_stops_the_start(server_env: dict[str, str], value: str, named: str) -> None:
+    assert named in start_failure({**server_env, "NEO4J_URI": value})
+
+
+def test_a_database_that_does_not_exist_stops_the_start(server_env: dict[str, str]) -> None:
+    text = start_failure({**server_env, "NEO4J_DATABASE": "nosuchdb"}, "--transport", "http", "--port", "0")
+    assert "no database 'nosuchdb'" in text and "NEO4J_DATABASE" in text
+
+
+@pytest.mark.parametrize("kind", ["a directory", "not UTF-8"])
+def test_an_unreadable_token_file_stops_the_start(
+    server_env: dict[str, str], tmp_path: Path, kind: str
+) -> None:
+    tokens = tmp_path / "tokens"
+    if kind == "a directory":
+        tokens.mkdir()
+    else:
+        tokens.write_bytes(b"\xff\xfe{")
+    text = start_failure(
+        {**server_env, "REVERIE_TOKENS_FILE": str(tokens)}, "--transport", "http", "--port", "0"
+    )
+    assert str(tokens) in text and "REVERIE_TOKENS_FILE" in text
+
+
+def test_a_busy_port_stops_the_start_before_any_token_is_printed(server_env: dict[str, str]) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        text = start_failure(server_env, "--transport", "http", "--port", str(port))
+    assert f"127.0.0.1:{port}" in text and "--port" in text

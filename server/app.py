@@ -6,6 +6,7 @@ Only this module (and the CLI that calls it) reads settings; tools get what they
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -16,7 +17,7 @@ import anyio
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, GetPromptResult, InputRequiredResult
+from mcp_types import INVALID_PARAMS, GetPromptResult, InputRequiredResult, ToolAnnotations
 
 from graph.access import ConnectionSettings, GraphStore
 from graph.embedding.encoder import Embedder
@@ -46,7 +47,25 @@ answer with `resolve_dream_feedback`. When the person asks you to forget somethi
 
 class ReverieServer(MCPServer[AppContext]):
     """The SDK's server, except that an unknown prompt is the caller's mistake (invalid params),
-    not an internal error with a logged traceback."""
+    not an internal error with a logged traceback, and that every tool gets a title and its
+    docstring without the source's indentation (a host pays for every character of it)."""
+
+    def add_tool(  # type: ignore[override]
+        self,
+        fn: Callable[..., Any],
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: ToolAnnotations | None = None,
+    ) -> None:
+        tool_name = name or fn.__name__
+        super().add_tool(
+            fn,
+            name=tool_name,
+            title=title or tool_name.replace("_", " ").capitalize(),
+            description=description or inspect.cleandoc(fn.__doc__ or ""),
+            annotations=annotations,
+        )
 
     async def get_prompt(
         self,

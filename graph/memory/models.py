@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
@@ -75,13 +75,27 @@ class PromotionOutcome(StrEnum):
     NOT_ATTEMPTED = "not_attempted"
 
 
+def _supported_predicates(schema: dict[str, Any]) -> None:
+    """Advertise the predicates as an enum, so a host's model need not guess them. The policy
+    module checks them (with a message naming the choices) and imports this module, hence
+    the import at schema time."""
+    from graph.memory.policy import PREDICATE_RULES  # noqa: PLC0415
+
+    schema["enum"] = sorted(PREDICATE_RULES)
+
+
 class ClaimInput(Frozen):
     """A claim the host extracted from what the person said."""
 
     subject: str = Field(
         min_length=1, max_length=200, description="Who or what the claim is about; 'user' = the person"
     )
-    predicate: str = Field(min_length=1, max_length=64, description="One of the supported predicates")
+    predicate: str = Field(
+        min_length=1,
+        max_length=64,
+        description="One of the supported predicates",
+        json_schema_extra=_supported_predicates,
+    )
     object: str = Field(min_length=1, max_length=500, description="The value, e.g. 'Acme Corp'")
     extract_conf: float = Field(ge=0, le=1, description="How sure the extraction is that this was said")
     resolution_conf: float = Field(ge=0, le=1, description="How sure the subject/object were resolved right")

@@ -12,6 +12,7 @@ from mcp import Client
 from mcp_types import CallToolResult
 
 from graph.access import ConnectionSettings
+from graph.memory.policy import PREDICATE_RULES
 from server.app import build_server
 from tests.server.conftest import CallTool, error_text, settings_for, structured
 
@@ -396,3 +397,9 @@ async def test_valid_at_finds_a_fact_only_inside_its_window(
         assert ids_of(await call("recall_memory", query="Acme", valid_at=inside), "fact") == [fact_id], inside
     for outside in ("2020-02-29T23:59:59Z", "2023-06-30T00:00:00Z", "2025-01-01T00:00:00"):
         assert ids_of(await call("recall_memory", query="Acme", valid_at=outside), "fact") == [], outside
+
+
+async def test_the_tool_list_names_every_supported_predicate(client: Client) -> None:
+    remember_tool = next(tool for tool in (await client.list_tools()).tools if tool.name == "remember")
+    claim = remember_tool.input_schema["$defs"]["ClaimInput"]["properties"]["predicate"]
+    assert claim["enum"] == sorted(PREDICATE_RULES) and "works_at" in claim["enum"]

@@ -37,6 +37,10 @@ class DreamSource(Frozen):
     id: str
     text: str = Field(description="The first 200 characters; empty once forgotten")
     active: bool = Field(description="False once retracted, superseded, rejected or forgotten")
+    status: str = Field(
+        default="active",
+        description="retracted: its words are left out unless asked for (show_retracted)",
+    )
     at: datetime | None = Field(default=None, description="When it happened, else when it was stored")
 
 

@@ -434,6 +434,7 @@ GET_DREAM = ScopedQuery(
                                        WHEN s:Forgotten THEN 'forgotten' ELSE 'fragment' END,
                             id: s.id, text: coalesce(left(s.text, 200), ''),
                             active: coalesce(s.status = 'active', false),
+                            status: coalesce(s.status, 'active'),
                             at: coalesce(s.occurred_at, s.recorded_at, s.created_at)}] AS sources,
            [x IN collect(fb) | x {.at, .decision, .feedback, .from_status, .to_status}] AS feedback
     """,

@@ -32,10 +32,11 @@ from graph.embedding.encoder import Embedder
 from graph.embedding.store import PassageVectors, embed_passages
 from graph.errors import InvalidInputError, NotFoundError
 from graph.memory.claims import DREAM_FEEDBACK_LABEL
-from graph.memory.models import Authority, ClaimInput, ClaimResult, Frozen, PromotionOutcome
+from graph.memory.models import Authority, ClaimInput, ClaimResult, FragmentStatus, Frozen, PromotionOutcome
 from graph.memory.pipeline import RememberRequest, remember_in
 
 MAX_LIST_LIMIT = 100
+RETRACTED = FragmentStatus.RETRACTED.value
 
 
 class DreamingOverview(Frozen):
@@ -66,7 +67,7 @@ async def list_dreams(
     )
 
 
-async def _read_dream(tx: ProfileTx, dream_id: str) -> Dream:
+async def _read_dream(tx: ProfileTx, dream_id: str, show_retracted: bool = False) -> Dream:
     row = await tx.single(q.GET_DREAM, id=dream_id)
     if row is None:
         raise NotFoundError("dream", dream_id)
@@ -77,13 +78,20 @@ async def _read_dream(tx: ProfileTx, dream_id: str) -> Dream:
     return Dream(
         id=stored["id"],
         **fields,
-        sources=[DreamSource(**source) for source in row["sources"]],
+        sources=[_source(source, show_retracted) for source in row["sources"]],
         feedback=[FeedbackEntry(**entry) for entry in row["feedback"]],
     )
 
 
-async def get_dream(graph: ProfileGraph, dream_id: str) -> Dream:
-    return await graph.read(_read_dream, dream_id)
+def _source(row: dict[str, object], show_retracted: bool) -> DreamSource:
+    """A retracted memory's words were withdrawn by the person: shown only when asked for."""
+    if row["status"] == RETRACTED and not show_retracted:
+        return DreamSource.model_validate({**row, "text": ""})
+    return DreamSource.model_validate(row)
+
+
+async def get_dream(graph: ProfileGraph, dream_id: str, show_retracted: bool = False) -> Dream:
+    return await graph.read(_read_dream, dream_id, show_retracted)
 
 
 async def _read_overview(tx: ProfileTx, defaults: DreamingConfig) -> DreamingOverview:

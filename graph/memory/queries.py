@@ -340,8 +340,10 @@ COUNT_HEALTH = ScopedQuery(
     CALL { MATCH (f:Fact {profile_id: $profile_id, status: 'needs_revalidation'}) RETURN count(f) AS flagged }
     CALL { MATCH (f:Fact {profile_id: $profile_id, status: 'active'})
            WHERE $cutoff IS NOT NULL AND f.recorded_at < $cutoff RETURN count(f) AS aged }
-    CALL { MATCH (c:Claim {profile_id: $profile_id, status: 'candidate'}) RETURN count(c) AS candidates }
-    CALL { MATCH (c:Claim {profile_id: $profile_id, status: 'disputed'}) RETURN count(c) AS disputed }
+    CALL { MATCH (c:Claim {profile_id: $profile_id, status: 'candidate'})
+           WHERE NOT coalesce(c.unsupported, false) RETURN count(c) AS candidates }
+    CALL { MATCH (c:Claim {profile_id: $profile_id, status: 'disputed'})
+           WHERE NOT coalesce(c.unsupported, false) RETURN count(c) AS disputed }
     CALL { MATCH (q:Clarification {profile_id: $profile_id, status: 'open'}) RETURN count(q) AS open }
     RETURN flagged + aged AS stale_facts, candidates AS candidate_claims,
            disputed AS disputed_claims, open AS open_clarifications
@@ -364,10 +366,13 @@ STALE_FACTS = ScopedQuery(
     ORDER BY recorded_at LIMIT $limit
     """,
 )
+# A claim whose every supporting fragment was retracted is no open question: the person took
+# its evidence back, and listing it would show the withdrawn words again.
 CLAIMS_BY_STATUS = ScopedQuery(
     "claims_by_status",
     """
     MATCH (c:Claim {profile_id: $profile_id, status: $status})
+    WHERE NOT coalesce(c.unsupported, false)
     RETURN c.id AS id, c.text AS text, c.status AS status, c.verdict AS verdict, c.created_at AS created_at
     ORDER BY c.created_at DESC LIMIT $limit
     """,

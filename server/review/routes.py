@@ -229,7 +229,8 @@ class ReviewPage:
 
     async def dream(self, request: Request, session: ReviewSession) -> Response:
         _, graph = await self.graph(session)
-        dream = await review.get_dream(graph, _path_id(request, "dream_id"))
+        show_retracted = request.query_params.get("show_retracted") == "1"
+        dream = await review.get_dream(graph, _path_id(request, "dream_id"), show_retracted)
         return self.render(request, "dream.html", session, dream=dream, predicates=sorted(PREDICATE_RULES))
 
     async def feedback(self, request: Request, session: ReviewSession) -> Response:

@@ -129,11 +129,17 @@ async def list_dream_runs(
 
 
 @mapped_errors
-async def get_dream(ctx: Ctx, dream_id: Annotated[str, Field(min_length=1, max_length=64)]) -> Dream:
-    """One dream in full: its texts, scores, status, sources (and whether each is still active)
-    and every piece of feedback it received."""
+async def get_dream(
+    ctx: Ctx,
+    dream_id: Annotated[str, Field(min_length=1, max_length=64)],
+    show_retracted: Annotated[
+        bool, Field(description="Include the words of retracted sources; only when the person asks")
+    ] = False,
+) -> Dream:
+    """One dream in full: its texts, scores, status, sources (whether each is still active; a
+    retracted one's words left out unless show_retracted) and every piece of feedback."""
     graph = await app_of(ctx).graph_for(write=False)
-    return await review.get_dream(graph, dream_id)
+    return await review.get_dream(graph, dream_id, show_retracted)
 
 
 @mapped_errors

@@ -242,7 +242,12 @@ async def test_retracting_a_source_makes_the_next_cycle_mark_the_dream_stale(cal
     stale = await call("get_dream", dream_id=dream["id"])
     assert stale["status"] == "stale"
     assert source["id"] in stale["stale_reason"]
-    assert not next(s for s in stale["sources"] if s["id"] == source["id"])["active"]
+    withdrawn = next(s for s in stale["sources"] if s["id"] == source["id"])
+    assert (withdrawn["active"], withdrawn["status"], withdrawn["text"]) == (False, "retracted", "")
+    # Only when asked for are the retracted words shown, marked as retracted.
+    asked = await call("get_dream", dream_id=dream["id"], show_retracted=True)
+    shown = next(s for s in asked["sources"] if s["id"] == source["id"])
+    assert shown["status"] == "retracted" and shown["text"] == source["text"]
 
 
 async def test_recall_lists_related_dreams_beside_results(call: CallTool) -> None:

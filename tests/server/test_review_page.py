@@ -186,6 +186,24 @@ async def test_a_person_forgets_a_memory_found_by_search(
     assert (await call("forget_memory", ids=[gone]))["forgotten"][0]["already_forgotten"] is True
 
 
+async def test_a_retracted_source_shows_its_words_only_when_asked(
+    page: WebDriver, http_server: HttpServer, call: CallTool
+) -> None:
+    await remember_all(call)
+    dream = await first_dream(call, max_outputs=3)
+    source = dream["sources"][0]  # type: ignore[index]
+    await call("retract_memory", id=source["id"], reason="the person said this was wrong")
+    sign_in(page, http_server, http_server.write_token)
+    page.get(f"{http_server.base}/review/dreams/{dream['id']}")
+    sources = page.find_element(By.CSS_SELECTOR, "div.sources").text
+    assert "Retracted: its words are left out." in sources and source["text"][:60] not in sources
+
+    click_through(page, "a[href='?show_retracted=1']")
+
+    shown = page.find_element(By.CSS_SELECTOR, "div.sources").text
+    assert source["text"][:60] in shown and "retracted" in shown
+
+
 async def test_a_manual_cycle_started_in_the_page_is_followed_to_its_night(
     page: WebDriver, http_server: HttpServer, call: CallTool
 ) -> None:

@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, AsyncSession
-from neo4j.exceptions import AuthError, ClientError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import AuthError, ClientError, ServiceUnavailable, SessionExpired, TransientError
 from neo4j.graph import Node
 from neo4j.time import DateTime as Neo4jDateTime
 
 from graph.errors import (
+    GraphBusyError,
     GraphUnavailableError,
     InvalidInputError,
     MissingDatabaseError,
@@ -198,6 +199,10 @@ class GraphStore:
             raise GraphUnavailableError(self.settings.uri, "no answer on Bolt") from error
         except AuthError as error:
             raise GraphUnavailableError(self.settings.uri, "authentication failed") from error
+        except TransientError as error:
+            # The driver already retried within its budget (deadlocks, lock timeouts).
+            log.warning("Neo4j transaction still conflicting after retries: %s", error.code)
+            raise GraphBusyError() from error
         except ClientError as error:
             if error.code == _DATABASE_NOT_FOUND:
                 raise MissingDatabaseError(self.settings.uri, self.settings.database) from None

@@ -99,6 +99,16 @@ class GraphUnavailableError(ReverieError):
         self.uri = uri
 
 
+class GraphBusyError(ReverieError):
+    """A transaction kept meeting concurrent writers (a deadlock or lock timeout) past its retries."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Neo4j was busy with concurrent writes to the same memories and the retries ran out; "
+            "nothing was saved. Try again in a moment."
+        )
+
+
 class MissingDatabaseError(ReverieError):
     def __init__(self, uri: str, database: str | None) -> None:
         super().__init__(

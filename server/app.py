@@ -16,7 +16,9 @@ from typing import Any
 import anyio
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_PARAMS, GetPromptResult, InputRequiredResult, ToolAnnotations
 
 from graph.access import ConnectionSettings, GraphStore
@@ -31,6 +33,7 @@ from server.auth import StaticTokenVerifier, TokenGrant
 from server.context import AppContext, LiveApp, Transport
 from server.review import mount_review
 from server.settings import ReverieSettings
+from server.stdio_frames import answer_bad_frames
 from server.tools import register_all
 
 log = logging.getLogger(__name__)
@@ -66,6 +69,17 @@ class ReverieServer(MCPServer[AppContext]):
             description=description or inspect.cleandoc(fn.__doc__ or ""),
             annotations=annotations,
         )
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio server, with unreadable lines answered (see `server.stdio_frames`)."""
+        async with stdio_server() as (incoming, outgoing):
+            good, messages = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+            async with anyio.create_task_group() as group:
+                group.start_soon(answer_bad_frames, incoming, outgoing, good)
+                # The low-level server is the SDK's own runner; MCPServer.run_stdio_async uses it alike.
+                lowlevel = self._lowlevel_server
+                await lowlevel.run(messages, outgoing, lowlevel.create_initialization_options())
+                group.cancel_scope.cancel()
 
     async def get_prompt(
         self,

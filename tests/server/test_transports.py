@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -108,6 +109,46 @@ async def test_read_only_tools_leave_the_graph_unchanged(
     assert await nodes_of_profile() == 0
     structured(await client.call_tool("remember", {"content": "I cycle to work every day."}))
     assert await nodes_of_profile() > 0
+
+
+UNREADABLE_LINES = {
+    "not JSON": b"not json at all",
+    "nested 400 levels": b'{"jsonrpc": "2.0", "id": 3, "method": "ping", "params": {"x": '
+    + b"[" * 400
+    + b"]" * 400
+    + b"}}",
+    "no message shape": b'{"hello": "world"}',
+}
+
+
+@pytest.mark.parametrize("case", list(UNREADABLE_LINES), ids=list(UNREADABLE_LINES))
+def test_stdio_answers_a_line_it_cannot_read_with_a_parse_error(
+    server_env: dict[str, str], case: str
+) -> None:
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    frames = [
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}).encode(),
+        b'{"jsonrpc": "2.0", "method": "notifications/initialized"}',
+        UNREADABLE_LINES[case],
+        b'{"jsonrpc": "2.0", "id": 4, "method": "ping"}',
+    ]
+    with subprocess.Popen(
+        [str(REVERIE), "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        env=server_env,
+    ) as server:  # fmt: skip
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(b"\n".join(frames) + b"\n")
+        server.stdin.flush()
+        # Read until the ping after the bad line is answered; a dropped line would leave the
+        # ping's answer the third line, and a hang ends in the timeout below.
+        with ThreadPoolExecutor(1) as reader:
+            lines = reader.submit(lambda: [server.stdout.readline() for _ in range(3)])  # type: ignore[union-attr]
+            try:
+                answers = [json.loads(line) for line in lines.result(timeout=60)]
+            finally:
+                server.kill()  # also ends a reader still waiting, so a hang fails instead of hanging
+    assert [answer.get("id") for answer in answers] == [1, None, 4], answers
+    assert answers[1]["error"]["code"] == -32700 and "one message per line" in answers[1]["error"]["message"]
 
 
 # --- Streamable HTTP ----------------------------------------------------------------------

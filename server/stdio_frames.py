@@ -1,0 +1,34 @@
+"""stdio that answers every line: one that is not a JSON-RPC message gets a parse error.
+
+The SDK's stdio transport hands such a line (not JSON, JSON nested past the parser's limit, a
+shape no message has; invalid UTF-8 is replaced, so it is read) to the server as an exception,
+which drops it: a host that sent a request would wait forever. Over HTTP it gets a 400.
+"""
+
+from __future__ import annotations
+
+from anyio.streams.memory import MemoryObjectSendStream
+from mcp.shared._stream_protocols import ReadStream, WriteStream
+from mcp.shared.message import SessionMessage
+from mcp_types import PARSE_ERROR, ErrorData, JSONRPCError
+
+UNREADABLE = (
+    "Reverie could not read that line as a JSON-RPC message (not JSON, JSON nested too deeply, "
+    "or not a request, notification or response); send one message per line."
+)
+
+
+async def answer_bad_frames(
+    incoming: ReadStream[SessionMessage | Exception],
+    outgoing: WriteStream[SessionMessage],
+    good: MemoryObjectSendStream[SessionMessage | Exception],
+) -> None:
+    """Pass messages on to `good`; answer each unreadable line with a parse error (id null,
+    since its id cannot be read)."""
+    async with good:
+        async for item in incoming:
+            if isinstance(item, Exception):
+                error = ErrorData(code=PARSE_ERROR, message=UNREADABLE)
+                await outgoing.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error)))
+            else:
+                await good.send(item)

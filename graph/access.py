@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
+import anyio
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, AsyncSession
 from neo4j.exceptions import AuthError, ClientError, ServiceUnavailable, SessionExpired, TransientError
 from neo4j.graph import Node
@@ -23,6 +24,7 @@ from neo4j.time import DateTime as Neo4jDateTime
 
 from graph.errors import (
     GraphBusyError,
+    GraphTimeoutError,
     GraphUnavailableError,
     InvalidInputError,
     MissingDatabaseError,
@@ -46,6 +48,12 @@ _INJECTED_PARAMS = frozenset({"profile_id", "profile_key"})
 _CONNECTION_TIMEOUT_S = 3.0
 _ACQUISITION_TIMEOUT_S = 5.0
 _RETRY_BUDGET_S = 4.0
+# A server that accepts connections but never answers (stopped with SIGSTOP, swapping, a network
+# that drops packets) is not noticed by the driver for about two minutes, so every unit of work
+# has its own deadline. Reverie's largest transaction (a dream phase on 100,000 memories) takes
+# under 5 s on a two-core machine. `run_batched` (whole-profile deletes and upgrades) gets longer.
+DEFAULT_CALL_TIMEOUT_S = 15.0
+_BATCHED_TIMEOUT_FACTOR = 40
 _DATABASE_NOT_FOUND = "Neo.ClientError.Database.DatabaseNotFound"
 
 
@@ -61,6 +69,7 @@ class ConnectionSettings:
     username: str
     password: str
     database: str | None = None
+    call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S
 
 
 def _refuse_overrides(params: Mapping[str, Any]) -> None:
@@ -150,7 +159,7 @@ class ProfileGraph:
             raise TypeError("ProfileGraph.run_batched accepts only ScopedQuery objects, never raw Cypher")
         _refuse_overrides(params)
         scope = {"profile_id": self.profile_id, "profile_key": profile_key(self.profile_id)}
-        async with self._store.session() as session:
+        async with self._store.session(_BATCHED_TIMEOUT_FACTOR) as session:
             result = await session.run(query.text, {**params, **scope})
             return [_native(dict(record)) async for record in result]
 
@@ -187,13 +196,19 @@ class GraphStore:
         return ProfileGraph(self, profile_id)
 
     @asynccontextmanager
-    async def session(self) -> AsyncIterator[AsyncSession]:
-        """A session whose connection failures surface as GraphUnavailableError."""
+    async def session(self, timeout_factor: float = 1) -> AsyncIterator[AsyncSession]:
+        """A session whose connection failures surface as GraphUnavailableError, and which is
+        abandoned (its connections dropped) when the call's deadline passes."""
+        deadline_s = self.settings.call_timeout_s * timeout_factor
         try:
-            async with self.driver.session(
-                database=self.settings.database, bookmark_manager=self._bookmarks
-            ) as session:
-                yield session
+            with anyio.fail_after(deadline_s):
+                async with self.driver.session(
+                    database=self.settings.database, bookmark_manager=self._bookmarks
+                ) as session:
+                    yield session
+        except TimeoutError as error:
+            log.warning("Neo4j at %s did not answer within %.0f s", self.settings.uri, deadline_s)
+            raise GraphTimeoutError(self.settings.uri, deadline_s) from error
         except (ServiceUnavailable, SessionExpired) as error:
             log.warning("Neo4j unreachable at %s: %s", self.settings.uri, error)
             raise GraphUnavailableError(self.settings.uri, "no answer on Bolt") from error

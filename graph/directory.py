@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any, Final, LiteralString
 
 from graph.access import GraphStore
-from graph.dreams.config import overrides_of
+from graph.dreams.records import overrides_of
+from graph.rows import Row, count_of, ids_of
 
 _LIST_PROFILES: Final[LiteralString] = (
     "MATCH (p:Profile) WHERE p.profile_id IS NOT NULL RETURN p.profile_id AS profile_id, p {.*} AS stored "
@@ -22,8 +23,12 @@ async def list_profiles(store: GraphStore) -> list[tuple[str, dict[str, Any]]]:
     """Every profile id with its dreaming overrides (keys without the `dreaming_` prefix)."""
     async with store.session() as session:
         result = await session.run(_LIST_PROFILES)
-        rows = [record.data() async for record in result]
-    return [(row["profile_id"], overrides_of(row["stored"])) for row in rows]
+        return [_listed(record) async for record in result]
+
+
+def _listed(row: Row) -> tuple[str, dict[str, Any]]:
+    """From `_LIST_PROFILES`: a profile id and its dreaming overrides."""
+    return str(row["profile_id"]), overrides_of(row["stored"])
 
 
 # Ids are unique across the database (one constraint per kind), so an import may only use ids
@@ -32,7 +37,7 @@ def _taken_query(label: str) -> LiteralString:
     # Built from the fixed label set only (PROFILE_LABELS), never from input.
     query: LiteralString = (
         "UNWIND $ids AS item_id MATCH (n:" + label + " {id: item_id}) "
-        "WHERE n.profile_id <> $profile_id RETURN count(n) AS taken"
+        "WHERE n.profile_id <> $profile_id RETURN count(n) AS count"
     )
     return query
 
@@ -41,13 +46,12 @@ async def ids_held_elsewhere(store: GraphStore, label: str, ids: list[str], prof
     """How many of `ids` (of nodes labelled `label`) belong to a profile other than `profile_id`."""
     async with store.session() as session:
         result = await session.run(_taken_query(label), ids=ids, profile_id=profile_id)
-        record = await result.single()
-    return int(record["taken"]) if record else 0
+        return count_of(await result.single())
 
 
 _BEHIND: Final[LiteralString] = (
     "MATCH (p:Profile) WHERE p.profile_id IS NOT NULL AND coalesce(p.graph_format, 1) < $format "
-    "RETURN p.profile_id AS profile_id ORDER BY profile_id"
+    "RETURN p.profile_id AS id ORDER BY id"
 )
 
 
@@ -55,4 +59,4 @@ async def profiles_behind(store: GraphStore, graph_format: int) -> list[str]:
     """Profiles whose stored data predates `graph_format` (see `graph.upgrade`)."""
     async with store.session() as session:
         result = await session.run(_BEHIND, format=graph_format)
-        return [record["profile_id"] async for record in result]
+        return ids_of([record async for record in result])

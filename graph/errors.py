@@ -99,6 +99,19 @@ class GraphUnavailableError(ReverieError):
         self.uri = uri
 
 
+class GraphTimeoutError(ReverieError):
+    """Neo4j took a connection but did not answer in time: paused, overloaded or cut off."""
+
+    def __init__(self, uri: str, waited_s: float) -> None:
+        super().__init__(
+            f"Neo4j at {uri} did not answer within {waited_s:.0f} s (paused, overloaded, or the "
+            "network drops its replies), so this call was abandoned; a write may or may not have "
+            "been saved (a `remember` sent again is recognised if it was). Check the server "
+            "(`reverie neo4j status` for the managed one), or raise NEO4J_TIMEOUT if it is only slow."
+        )
+        self.uri = uri
+
+
 class GraphBusyError(ReverieError):
     """A transaction kept meeting concurrent writers (a deadlock or lock timeout) past its retries."""
 

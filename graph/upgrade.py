@@ -9,10 +9,12 @@ marked; new profiles are created at the current format and never need it.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 from graph.access import GraphStore, ProfileGraph, ProfileTx
 from graph.directory import profiles_behind
 from graph.memory.claims import claim_keys, subject_key
+from graph.rows import Row, count_of
 from graph.schema import GRAPH_FORMAT
 from graph.scope import ScopedQuery
 
@@ -45,7 +47,7 @@ _FACT_KEYS = ScopedQuery(
     WHERE NOT f.claim_key STARTS WITH '['
     WITH f, c LIMIT $batch
     SET f.claim_key = c.claim_key, f.slot = c.slot
-    RETURN count(f) AS done
+    RETURN count(f) AS count
     """,
 )
 # Slot nodes are only lock anchors: the old ones go, and the next promotion merges a new one.
@@ -56,7 +58,7 @@ _OLD_SLOTS = ScopedQuery(
     WHERE NOT s.slot STARTS WITH '['
     WITH s LIMIT $batch
     DELETE s
-    RETURN count(*) AS done
+    RETURN count(*) AS count
     """,
 )
 _MARK = ScopedQuery(
@@ -65,24 +67,46 @@ _MARK = ScopedQuery(
 )
 
 
-async def _claims_batch(tx: ProfileTx) -> int:
-    rows = await tx.run(_OLD_CLAIMS, batch=_BATCH)
-    keyed = []
-    for row in rows:
-        key, slot = claim_keys(
-            subject_key(row["subject"]),
+@dataclass(frozen=True)
+class _OldClaim:
+    """A claim keyed in format 1, with the parts its format-2 keys are built from. The polarity
+    stays as stored: an old claim is re-keyed, never refused."""
+
+    id: str
+    subject: str
+    predicate: str
+    object: str
+    polarity: str
+    exclusive: bool
+
+    @classmethod
+    def from_row(cls, row: Row) -> _OldClaim:
+        """From `_OLD_CLAIMS`."""
+        return cls(
+            row["id"],
+            row["subject"],
             row["predicate"],
             row["object"],
             row["polarity"],
             bool(row["exclusive"]),
         )
-        keyed.append({"id": row["id"], "claim_key": key, "slot": slot})
-    await tx.run(_SET_CLAIM_KEYS, rows=keyed)
-    return len(rows)
+
+    def keyed(self) -> dict[str, str]:
+        """The `_SET_CLAIM_KEYS` row of this claim."""
+        key, slot = claim_keys(
+            subject_key(self.subject), self.predicate, self.object, self.polarity, self.exclusive
+        )
+        return {"id": self.id, "claim_key": key, "slot": slot}
+
+
+async def _claims_batch(tx: ProfileTx) -> int:
+    claims = [_OldClaim.from_row(row) for row in await tx.run(_OLD_CLAIMS, batch=_BATCH)]
+    await tx.run(_SET_CLAIM_KEYS, rows=[claim.keyed() for claim in claims])
+    return len(claims)
 
 
 async def _until_done(graph: ProfileGraph, query: ScopedQuery) -> None:
-    while (await graph.write(ProfileTx.one, query, batch=_BATCH))["done"]:
+    while count_of(await graph.write(ProfileTx.one, query, batch=_BATCH)):
         pass
 
 

@@ -29,12 +29,13 @@ from graph.localdb import LocalNeo4j
 from graph.schema import ensure_schema
 from graph.upgrade import upgrade_graph
 from scheduler.nightly import NightlyScheduler
-from server.auth import StaticTokenVerifier, TokenGrant
 from server.context import AppContext, LiveApp, Transport
 from server.review import mount_review
 from server.settings import ReverieSettings
 from server.stdio_frames import answer_bad_frames
+from server.token_registry import TokenRegistry
 from server.tools import register_all
+from server.tools.schemas import compact_schemas
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +51,9 @@ answer with `resolve_dream_feedback`. When the person asks you to forget somethi
 
 class ReverieServer(MCPServer[AppContext]):
     """The SDK's server, except that an unknown prompt is the caller's mistake (invalid params),
-    not an internal error with a logged traceback, and that every tool gets a title and its
-    docstring without the source's indentation (a host pays for every character of it)."""
+    not an internal error with a logged traceback, and that every tool gets a title, its
+    docstring without the source's indentation and compacted schemas (`server.tools.schemas`):
+    a host pays for every character of them."""
 
     def add_tool(  # type: ignore[override]
         self,
@@ -62,13 +64,15 @@ class ReverieServer(MCPServer[AppContext]):
         annotations: ToolAnnotations | None = None,
     ) -> None:
         tool_name = name or fn.__name__
-        super().add_tool(
+        # MCPServer.add_tool only forwards to its manager, whose add_tool returns the tool.
+        tool = self._tool_manager.add_tool(
             fn,
             name=tool_name,
             title=title or tool_name.replace("_", " ").capitalize(),
             description=description or inspect.cleandoc(fn.__doc__ or ""),
             annotations=annotations,
         )
+        compact_schemas(tool)
 
     async def run_stdio_async(self) -> None:
         """The SDK's stdio server, with unreadable lines answered (see `server.stdio_frames`)."""
@@ -102,6 +106,7 @@ async def resolve_connection(settings: ReverieSettings) -> ConnectionSettings:
             username=settings.neo4j_username,
             password=settings.neo4j_password or "",
             database=settings.neo4j_database or None,
+            call_timeout_s=settings.neo4j_timeout,
         )
     local = LocalNeo4j(settings.reverie_home)
     await anyio.to_thread.run_sync(local.start)
@@ -111,6 +116,7 @@ async def resolve_connection(settings: ReverieSettings) -> ConnectionSettings:
         username=credentials.username,
         password=credentials.password,
         database=settings.neo4j_database,
+        call_timeout_s=settings.neo4j_timeout,
     )
 
 
@@ -149,27 +155,21 @@ def make_lifespan(
 def build_server(
     settings: ReverieSettings,
     transport: Transport = "stdio",
-    grants: list[TokenGrant] | None = None,
+    tokens: TokenRegistry | None = None,
     public_url: str = "http://127.0.0.1:8765",
     run_scheduler: bool = False,
 ) -> MCPServer[AppContext]:
-    """The MCP server with every tool registered; HTTP servers also get bearer auth.
+    """The MCP server with every tool registered; HTTP servers also get bearer auth from `tokens`.
 
     The embedding model is loaded here, before anything serves, so a model that cannot be loaded
     stops the start with its reason instead of failing the first recall."""
+    if (transport == "http") != (tokens is not None):
+        raise ValueError("an HTTP server takes the token registry, and only an HTTP server does")
     embedder = load_embedder(settings.reverie_home, settings.reverie_embedding_model)
     live = LiveApp()
     auth_kwargs: dict[str, object] = {}
-    if transport == "http":
-        auth_kwargs = {
-            "token_verifier": StaticTokenVerifier(grants or []),
-            "auth": AuthSettings(
-                issuer_url=public_url,  # type: ignore[arg-type]
-                resource_server_url=f"{public_url}/mcp",  # type: ignore[arg-type]
-                required_scopes=["read"],
-                validate_token_resource=False,
-            ),
-        }
+    if tokens is not None:
+        auth_kwargs = {"token_verifier": tokens, "auth": bearer_only(public_url)}
     server = ReverieServer(
         name="reverie",
         title="Reverie",
@@ -179,9 +179,23 @@ def build_server(
         **auth_kwargs,  # type: ignore[arg-type]
     )
     register_all(server)
-    if transport == "http":
-        mount_review(server, live, grants or [])
+    if tokens is not None:
+        mount_review(server, live, tokens)
     return server
+
+
+def bearer_only(public_url: str) -> AuthSettings:
+    """Plain bearer tokens, with no OAuth advertised.
+
+    Without a resource_server_url the SDK serves no protected-resource metadata and leaves
+    `resource_metadata` out of its 401s; advertising it sent clients such as the MCP Inspector
+    looking for an authorization server (and Dynamic Client Registration) that does not exist.
+    The SDK requires an issuer_url; without a resource_server_url or an OAuth provider it is never shown."""
+    return AuthSettings(
+        issuer_url=public_url,  # type: ignore[arg-type]
+        resource_server_url=None,
+        required_scopes=["read"],
+    )
 
 
 def nightly_scheduler(store: GraphStore, settings: ReverieSettings) -> NightlyScheduler:

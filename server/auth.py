@@ -1,26 +1,37 @@
-"""Bearer tokens for the HTTP transport: each token maps to one profile and its scopes.
+"""The token file of the HTTP transport: each bearer token maps to one profile and its scopes.
 
-The token file is JSON: {"tokens": [{"token": "...", "profile": "alice", "scopes": ["read", "write"]}]}.
-It is read at start; a token's profile travels in `AccessToken.subject` to the tools.
+The file is JSON: {"tokens": [{"token": "...", "profile": "alice", "scopes": ["read", "write"]}]}.
+Writes replace it atomically (a reader never sees half a file) and go through a symlink at its
+path to the link's target. A token is shown to people only by its fingerprint.
 """
 
 from __future__ import annotations
 
-import hmac
+import hashlib
 import json
 import os
 import secrets
-from collections.abc import Iterable
+import stat
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
-from mcp.server.auth.provider import AccessToken
+from filelock import FileLock, Timeout
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from graph.access import validate_profile_id
-from graph.errors import InvalidInputError
+from graph.errors import InvalidInputError, validation_problems
 
 Scope = Literal["read", "write"]
+# How long a token command waits for another one changing the same file.
+_LOCK_WAIT_S = 10
+
+
+def token_digest(token: str) -> str:
+    """The SHA-256 of a token: safe to keep, compare and log, as it cannot be turned back."""
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 class TokenGrant(BaseModel):
@@ -37,6 +48,15 @@ class TokenGrant(BaseModel):
         except InvalidInputError as error:
             raise ValueError(str(error)) from None
 
+    @property
+    def fingerprint(self) -> str:
+        """A short public name of the token: the start of its digest, never of the token."""
+        return token_digest(self.token)[:12]
+
+    @property
+    def label(self) -> str:
+        return f"{self.name or 'unnamed'} ({self.fingerprint}, profile {self.profile})"
+
 
 class TokenFile(BaseModel):
     tokens: list[TokenGrant] = Field(default_factory=list)
@@ -47,14 +67,15 @@ class TokenFileError(Exception):
 
 
 def load_token_file(path: Path) -> TokenFile:
+    """The file's grants; a file that cannot be read, parsed or trusted is a TokenFileError."""
     try:
-        return TokenFile.model_validate_json(path.read_text(encoding="utf-8"))
+        loaded = TokenFile.model_validate_json(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise TokenFileError(
             f"Token file {path} does not exist. Create one with `reverie token create`."
         ) from None
     except ValidationError as error:
-        raise TokenFileError(f"Token file {path} is malformed: {error.errors()[0]['msg']}") from None
+        raise TokenFileError(f"Token file {path} is malformed: {validation_problems(error)}") from None
     except UnicodeDecodeError:
         raise TokenFileError(
             f"Token file {path} is not UTF-8 JSON; point REVERIE_TOKENS_FILE at the file "
@@ -65,35 +86,102 @@ def load_token_file(path: Path) -> TokenFile:
             f"Token file {path} cannot be read ({error.strerror}); REVERIE_TOKENS_FILE must name a "
             "readable file, e.g. the one `reverie token create` writes."
         ) from None
+    _refuse_shared_tokens(path, loaded)
+    return loaded
+
+
+def _refuse_shared_tokens(path: Path, loaded: TokenFile) -> None:
+    # One token in two grants would open whichever comes first: the file is refused instead.
+    first_by_token: dict[str, TokenGrant] = {}
+    for grant in loaded.tokens:
+        first = first_by_token.setdefault(grant.token, grant)
+        if first is not grant:
+            raise TokenFileError(
+                f"Token file {path} grants the same token twice, as {first.label} and as {grant.label}; "
+                "give each grant its own token (`reverie token create`)."
+            )
+
+
+def loose_permissions_warning(path: Path) -> str | None:
+    """A warning when others than the owner may read the file, else None."""
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if not mode & 0o077:
+        return None
+    return (
+        f"Token file {path} can be read by other users (mode {mode:o}); anyone who reads it can use "
+        f"its tokens. Run `chmod 600 {path}`."
+    )
 
 
 def add_token(path: Path, profile: str, scopes: Iterable[Scope], name: str | None = None) -> TokenGrant:
     """Append a new random token to the file (created 0600 if missing) and return it."""
-    current = load_token_file(path) if path.exists() else TokenFile()
     grant = TokenGrant(token=secrets.token_urlsafe(32), profile=profile, scopes=list(scopes), name=name)
-    current.tokens.append(grant)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(json.dumps(current.model_dump(exclude_none=True), indent=2))
-    temporary.replace(path)
+    with _edited(path, missing_ok=True) as current:
+        current.tokens.append(grant)
     return grant
 
 
-class StaticTokenVerifier:
-    """Checks bearer tokens against the token file's grants in constant time."""
+def revoke_token(path: Path, name_or_fingerprint: str) -> TokenGrant:
+    """Remove the one token with this name or fingerprint; none or several is an error and changes nothing."""
+    with _edited(path, missing_ok=False) as current:
+        chosen = [grant for grant in current.tokens if name_or_fingerprint in (grant.name, grant.fingerprint)]
+        if not chosen:
+            raise TokenFileError(
+                f"No token in {path} is named or fingerprinted {name_or_fingerprint!r}; "
+                "`reverie token list` shows them."
+            )
+        if len(chosen) > 1:
+            labels = ", ".join(grant.label for grant in chosen)
+            raise TokenFileError(
+                f"{len(chosen)} tokens in {path} match {name_or_fingerprint!r}: {labels}. Nothing was "
+                "revoked; name one by its fingerprint."
+            )
+        current.tokens.remove(chosen[0])
+    return chosen[0]
 
-    def __init__(self, grants: Iterable[TokenGrant]) -> None:
-        self._grants = list(grants)
 
-    async def verify_token(self, token: str) -> AccessToken | None:
-        for grant in self._grants:
-            if hmac.compare_digest(grant.token.encode(), token.encode()):
-                return AccessToken(
-                    token=token,
-                    client_id=grant.name or grant.profile,
-                    scopes=list(grant.scopes),
-                    subject=grant.profile,
-                )
-        return None
+@contextmanager
+def _edited(path: Path, *, missing_ok: bool) -> Iterator[TokenFile]:
+    """The token file, read and written back under a lock beside it, so that two commands
+    changing it at once cannot lose one's change; nothing is written when the block raises."""
+    target = _write_target(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with FileLock(target.with_name(f".{target.name}.lock"), timeout=_LOCK_WAIT_S):
+            current = TokenFile() if missing_ok and not target.exists() else load_token_file(target)
+            yield current
+            _replace(target, current)
+    except Timeout:
+        raise TokenFileError(
+            f"Another command is changing {path} (its lock was held for {_LOCK_WAIT_S} s); try again."
+        ) from None
+
+
+def _write_target(path: Path) -> Path:
+    """The file a write changes: the path itself, or the target of a symlink there.
+
+    Replacing a link with a regular file would leave the file it points to (the one the operator
+    manages) unchanged, so a dangling link is an error rather than something to paper over."""
+    if not path.is_symlink():
+        return path
+    target = path.resolve()
+    if not target.exists():
+        raise TokenFileError(
+            f"Token file {path} is a symlink to {target}, which does not exist; create {target} "
+            f"or remove the link. Nothing was written."
+        )
+    return target
+
+
+def _replace(target: Path, content: TokenFile) -> None:
+    """Write beside the target (mode 0600) and rename over it, so readers see old or new, never half."""
+    descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(content.model_dump(exclude_none=True), indent=2))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

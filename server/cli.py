@@ -1,4 +1,4 @@
-"""The `reverie` command: serve, manage the local Neo4j, create tokens, operate dreaming."""
+"""The `reverie` command: serve, manage the local Neo4j and tokens, operate dreaming."""
 
 from __future__ import annotations
 
@@ -14,12 +14,14 @@ import anyio
 from graph.errors import ReverieError
 from graph.localdb import LocalNeo4j, LocalNeo4jError
 from server.app import build_server, check_graph, run_scheduler_forever
-from server.auth import TokenFileError, TokenGrant, add_token, load_token_file
+from server.auth import TokenFileError, TokenGrant, add_token
 from server.embeddings_cli import add_embeddings_parser
 from server.operator import add_dream_parser
 from server.profiles_cli import add_profile_parser
 from server.review import ROOT as REVIEW_ROOT
 from server.settings import ReverieSettings, SettingsError, load_settings
+from server.token_registry import TokenRegistry
+from server.tokens_cli import add_token_parser
 
 log = logging.getLogger("reverie")
 
@@ -39,8 +41,8 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _http_grants(settings: ReverieSettings, host: str) -> list[TokenGrant]:
-    """The token grants for HTTP; on loopback a first local token is created and announced."""
+def _http_tokens(settings: ReverieSettings, host: str) -> TokenRegistry:
+    """The token registry for HTTP; on loopback a first local token is created and announced."""
     path = settings.tokens_path
     if not is_loopback(host) and (settings.reverie_tokens_file is None or not path.exists()):
         raise CommandError(
@@ -50,13 +52,10 @@ def _http_grants(settings: ReverieSettings, host: str) -> list[TokenGrant]:
     if not path.exists():
         grant = add_token(path, settings.reverie_profile, ["read", "write"], name="local")
         print(f"Created a local token for profile {grant.profile!r} in {path}", file=sys.stderr)
-    try:
-        grants = load_token_file(path).tokens
-    except TokenFileError as error:
-        raise CommandError(str(error)) from None
-    if not grants:
+    tokens = TokenRegistry(path)
+    if not tokens.grants():
         raise CommandError(f"Token file {path} holds no tokens; add one with `reverie token create`.")
-    return grants
+    return tokens
 
 
 def _announce(base: str, grant: TokenGrant) -> None:
@@ -100,9 +99,10 @@ def cmd_serve(args: argparse.Namespace) -> None:
     if args.transport == "stdio":
         build_server(settings, "stdio", run_scheduler=run_scheduler).run("stdio")
         return
-    grants = _http_grants(settings, args.host)
+    tokens = _http_tokens(settings, args.host)
     url = f"http://{args.host}:{args.port}"
-    server = build_server(settings, "http", grants=grants, public_url=url, run_scheduler=run_scheduler)
+    server = build_server(settings, "http", tokens=tokens, public_url=url, run_scheduler=run_scheduler)
+    grants = tokens.grants()
     local = next((grant for grant in grants if grant.profile == settings.reverie_profile), grants[0])
     _announce(url, local)
     server.run("streamable-http", host=args.host, port=args.port, streamable_http_path="/mcp")
@@ -123,17 +123,6 @@ def cmd_neo4j(args: argparse.Namespace) -> None:
         print("Stopped." if local.stop() else "Not running.")
     else:
         print(local.status().describe())
-
-
-def cmd_token(args: argparse.Namespace) -> None:
-    settings = load_settings()
-    scopes = [scope.strip() for scope in args.scopes.split(",") if scope.strip()]
-    unknown = sorted(set(scopes) - {"read", "write"})
-    if unknown or not scopes:
-        raise CommandError("--scopes takes read and/or write, e.g. --scopes read or --scopes read,write")
-    grant = add_token(settings.tokens_path, args.profile, scopes, name=args.name)
-    scopes_text = ",".join(grant.scopes)
-    print(f"{grant.token}\n(profile {grant.profile}, scopes {scopes_text}, file {settings.tokens_path})")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -162,13 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     neo4j.add_argument("--port", type=int, default=None, help="Bolt port for start (default: a free one)")
     neo4j.set_defaults(handler=cmd_neo4j)
 
-    token = commands.add_parser("token", help="manage HTTP bearer tokens")
-    token.add_argument("action", choices=["create"])
-    token.add_argument("--profile", required=True)
-    token.add_argument("--scopes", default="read,write", help="read, or read,write (default)")
-    token.add_argument("--name", default=None, help="a label for the token")
-    token.set_defaults(handler=cmd_token)
-
+    add_token_parser(commands)
     add_dream_parser(commands)
     add_embeddings_parser(commands)
     add_profile_parser(commands)

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from graph.access import PROFILE_ID_RULE, validate_profile_id
+from graph.access import DEFAULT_CALL_TIMEOUT_S, PROFILE_ID_RULE, validate_profile_id
 from graph.clock import known_zone
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig
 from graph.dreams.host_model import HostModelLimits
@@ -37,6 +37,12 @@ class ReverieSettings(BaseSettings):
     neo4j_username: str = "neo4j"
     neo4j_password: str | None = None
     neo4j_database: str | None = None
+    neo4j_timeout: float = Field(
+        default=DEFAULT_CALL_TIMEOUT_S,
+        gt=0,
+        le=3600,
+        description="Seconds one call may wait for Neo4j before it is abandoned",
+    )
     reverie_home: Path = Field(
         default_factory=default_home,
         description="Where the managed Neo4j's jars and data, and the local token file, live",

@@ -30,9 +30,10 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-# Every test profile's id starts with this, so the suite can remove what it made: the test
-# database does not grow run after run, and a shared database keeps only its real profiles.
-TEST_PROFILE_PREFIX = "t-"
+# Every test profile's id starts with this run's own prefix, so the run can remove what it made
+# (the test database does not grow run after run, and a shared database keeps only its real
+# profiles) without touching the profiles of another run going on at the same time.
+TEST_PROFILE_PREFIX = f"t-{uuid.uuid4().hex[:6]}-"
 
 
 async def _remove_test_profiles(settings: ConnectionSettings) -> None:

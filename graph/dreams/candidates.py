@@ -30,12 +30,9 @@ from graph.dreams.evidence import (
     NEIGHBOURHOOD,
     CandidatePair,
     Meaning,
-    Memory,
-    MemoryKind,
     common_ceiling,
     link_score,
     meaning_score,
-    memory_from_row,
     rare_shared,
     shared_terms,
     term_root,
@@ -43,7 +40,17 @@ from graph.dreams.evidence import (
     word_score,
 )
 from graph.dreams.neighbours import ExactSpace, MeaningSpace, Neighbours, open_space, pair_id
+from graph.dreams.records import (
+    Memory,
+    StoredProfile,
+    TermFrequency,
+    WordMatch,
+    linked_ids_from_rows,
+    memory_from_row,
+    pair_key_from_row,
+)
 from graph.memory.claims import DREAM_FEEDBACK_LABEL
+from graph.rows import count_of
 from graph.text import fulltext_clause, fulltext_query, salient_terms
 
 MIN_SEEDS: Final = 12
@@ -55,7 +62,7 @@ MAX_WORD_HOLDERS: Final = 20
 # A seeded cycle reads the neighbourhood of at most this many candidates per dream it may write.
 SHORTLIST_PER_OUTPUT: Final = 3
 TERMS_PER_SEED: Final = 16
-_INDEX_KIND: Final[dict[str, MemoryKind]] = {"fragment_text": "fragment", "fact_text": "fact"}
+_TEXT_INDEXES: Final = ("fragment_text", "fact_text")
 
 
 @dataclass(frozen=True)
@@ -126,17 +133,16 @@ def _window_starts(born: datetime | None, now: datetime, runs: int) -> list[date
 
 
 async def _seeds(tx: ProfileTx, now: datetime, count: int) -> list[Memory]:
-    profile = await tx.single(q.PROFILE_SETTINGS)
-    runs = await tx.single(q.RUN_COUNT)
-    born = profile["profile"].get("created_at") if profile else None
+    born = StoredProfile.from_row(await tx.single(q.PROFILE_SETTINGS)).created_at
+    runs = count_of(await tx.single(q.RUN_COUNT))
     rows = await tx.run(
         q.SEED_MEMORIES,
         recent=count,
-        window_starts=_window_starts(born, now, runs["runs"] if runs else 0),
+        window_starts=_window_starts(born, now, runs),
         per_window=-(-count // WINDOWS),
         feedback_label=DREAM_FEEDBACK_LABEL,
     )
-    unique = {row["id"]: memory_from_row(row["kind"], row) for row in rows}
+    unique = {memory.id: memory for memory in map(memory_from_row, rows)}
     return list(unique.values())
 
 
@@ -148,7 +154,7 @@ async def _lexical(tx: ProfileTx, seeds: Sequence[Memory]) -> list[_Found]:
         if terms is not None:
             queries.append({"id": seed.id, "terms": terms})
     found: list[_Found] = []
-    for index, kind in _INDEX_KIND.items():
+    for index in _TEXT_INDEXES:
         rows = await tx.run(
             q.RELATED_MEMORIES,
             seeds=queries,
@@ -156,14 +162,16 @@ async def _lexical(tx: ProfileTx, seeds: Sequence[Memory]) -> list[_Found]:
             per_seed=LEXICAL_PER_SEED,
             feedback_label=DREAM_FEEDBACK_LABEL,
         )
-        found.extend(_Found(by_id[row["seed_id"]], memory_from_row(kind, row), None) for row in rows)
+        found.extend(
+            _Found(by_id[match.seed_id], match.memory, None) for match in map(WordMatch.from_row, rows)
+        )
     return found
 
 
 async def _frequencies(tx: ProfileTx, terms: set[str], ceiling: int) -> dict[str, int]:
     safe = {term: fulltext_query(term) for term in sorted(terms)}
     rows = await tx.run(q.TERM_FREQUENCY, terms=[query for query in safe.values() if query], cap=ceiling + 1)
-    frequency = {row["term"]: int(row["frequency"]) for row in rows}
+    frequency = {counted.term: counted.frequency for counted in map(TermFrequency.from_row, rows)}
     return {term: frequency.get(query or "", 1) for term, query in safe.items()}
 
 
@@ -253,8 +261,7 @@ async def _evidence_sets(tx: ProfileTx, memories: Iterable[Memory]) -> dict[str,
     chosen = list(memories)
     evidence = {memory.id: {memory.id} for memory in chosen if memory.kind == "fragment"}
     fact_ids = sorted({memory.id for memory in chosen if memory.kind == "fact"})
-    for row in await tx.run(q.FACT_EVIDENCE_IDS, ids=fact_ids):
-        evidence[row["id"]] = set(row["fragment_ids"])
+    evidence.update(linked_ids_from_rows(await tx.run(q.FACT_EVIDENCE_IDS, ids=fact_ids)))
     return evidence
 
 
@@ -266,7 +273,7 @@ async def _partners(tx: ProfileTx, memories: Iterable[Memory]) -> dict[str, set[
         fragments=[m.id for m in chosen if m.kind == "fragment"],
         facts=[m.id for m in chosen if m.kind == "fact"],
     )
-    return {row["member_id"]: set(row["partners"]) for row in rows}
+    return linked_ids_from_rows(rows)
 
 
 async def _unlinked(tx: ProfileTx, pairs: Sequence[CandidatePair]) -> list[CandidatePair]:
@@ -276,7 +283,7 @@ async def _unlinked(tx: ProfileTx, pairs: Sequence[CandidatePair]) -> list[Candi
     evidence = await _evidence_sets(tx, members)
     apart = [p for p in pairs if not evidence.get(p.first.id, set()) & evidence.get(p.second.id, set())]
     keys = {"|".join(pair_id(p.first.id, p.second.id)): p for p in apart}
-    dreamed = {row["key"] for row in await tx.run(q.DREAMED_PAIRS, keys=sorted(keys))}
+    dreamed = set(map(pair_key_from_row, await tx.run(q.DREAMED_PAIRS, keys=sorted(keys))))
     partners = await _partners(tx, members)
     return [
         pair
@@ -290,8 +297,7 @@ async def find_candidates(
 ) -> list[CandidatePair]:
     """The connections worth a dream, with their evidence; `model` is the running embedding
     model (None: the semantic lane is off)."""
-    size_row = await tx.single(q.CORPUS_SIZE)
-    corpus_size = max(int(size_row["size"]) if size_row else 0, 1)
+    corpus_size = max(count_of(await tx.single(q.CORPUS_SIZE)), 1)
     space = await open_space(tx, model) if model else None
     if isinstance(space, ExactSpace) and len(space.memories) > 1:
         pairs = await _whole_profile(space, corpus_size)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator
@@ -9,13 +10,13 @@ from pydantic import Field, ValidationError, field_validator
 from graph.access import ProfileGraph, ProfileTx
 from graph.clock import known_zone
 from graph.dreams import queries as q
+from graph.dreams.records import OVERRIDE_PREFIX, StoredProfile
 from graph.errors import InvalidInputError, validation_problems
 from graph.memory.models import Frozen
 from graph.schema import GRAPH_FORMAT
 
 MAX_OUTPUTS_LIMIT = 50
 SettingSource = Literal["default", "environment", "profile"]
-OVERRIDE_PREFIX = "dreaming_"
 
 
 class DreamingConfig(Frozen):
@@ -36,7 +37,7 @@ class DreamingConfig(Frozen):
         return known_zone(value)
 
 
-def with_overrides(defaults: DreamingConfig, overrides: dict[str, Any]) -> DreamingConfig:
+def with_overrides(defaults: DreamingConfig, overrides: Mapping[str, Any]) -> DreamingConfig:
     values = defaults.model_dump(exclude={"sources"})
     sources = {name: defaults.sources.get(name, "default") for name in values}
     for name, value in overrides.items():
@@ -46,23 +47,17 @@ def with_overrides(defaults: DreamingConfig, overrides: dict[str, Any]) -> Dream
     return DreamingConfig(**values, sources=sources)
 
 
-def overrides_of(stored: dict[str, Any]) -> dict[str, Any]:
-    """The dreaming overrides kept on a Profile node, keyed by setting name."""
-    return {
-        key[len(OVERRIDE_PREFIX) :]: value for key, value in stored.items() if key.startswith(OVERRIDE_PREFIX)
-    }
+async def _stored_overrides(tx: ProfileTx) -> Mapping[str, Any]:
+    return StoredProfile.from_row(await tx.single(q.PROFILE_SETTINGS)).overrides
 
 
 async def effective_config(tx: ProfileTx, defaults: DreamingConfig) -> DreamingConfig:
-    row = await tx.single(q.PROFILE_SETTINGS)
-    return with_overrides(defaults, overrides_of(row["profile"] if row else {}))
+    return with_overrides(defaults, await _stored_overrides(tx))
 
 
 async def configure(tx: ProfileTx, defaults: DreamingConfig, changes: dict[str, Any]) -> DreamingConfig:
     """Store per-profile overrides (None clears one) after checking the result is valid."""
-    row = await tx.single(q.PROFILE_SETTINGS)
-    current = overrides_of(row["profile"] if row else {})
-    merged = {**current, **changes}
+    merged = {**await _stored_overrides(tx), **changes}
     try:
         config = with_overrides(defaults, merged)
     except ValidationError as error:

@@ -30,11 +30,13 @@ from graph.dreams.generator import DreamGenerator, LinkGenerator, Proposal
 from graph.dreams.lease import ABANDONED, LEASE, keep_lease
 from graph.dreams.lifecycle import TRANSITIONS
 from graph.dreams.models import DreamDraft, DreamRun, DreamStatus, Phase, PhaseReport, RunStatus, Trigger
+from graph.dreams.records import CycleLock, OpenDream
 from graph.embedding.encoder import Embedder
 from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.store import embed_missing
-from graph.errors import AlreadyDreamedError, CycleAlreadyRunningError, InvalidInputError, ReverieError
+from graph.errors import AlreadyDreamedError, InvalidInputError, ReverieError
 from graph.memory.reflect import count_health
+from graph.rows import id_of
 from graph.schema import GRAPH_FORMAT
 
 log = logging.getLogger(__name__)
@@ -88,15 +90,14 @@ def plan_cycle(request: CycleRequest, config: DreamingConfig, now: datetime) -> 
 
 
 async def _claim_lock(tx: ProfileTx, plan: CyclePlan, request: CycleRequest) -> None:
-    row = await tx.one(
-        q.CLAIM_CYCLE_LOCK, now=plan.started_at, abandoned=ABANDONED, graph_format=GRAPH_FORMAT
+    lock = CycleLock.from_row(
+        await tx.one(q.CLAIM_CYCLE_LOCK, now=plan.started_at, abandoned=ABANDONED, graph_format=GRAPH_FORMAT)
     )
-    if row["holder"] and row["lease"] and row["lease"] > plan.started_at:
-        raise CycleAlreadyRunningError(row["holder"], row["lease"].isoformat())
+    lock.ensure_free(plan.started_at)
     if request.scheduled_date is not None:
         done = await tx.single(q.SCHEDULED_RUN_ON, scheduled_date=request.scheduled_date)
         if done is not None:
-            raise AlreadyDreamedError(done["id"], request.scheduled_date)
+            raise AlreadyDreamedError(id_of(done), request.scheduled_date)
     await tx.run(
         q.CREATE_RUN,
         id=plan.run_id,
@@ -111,21 +112,6 @@ async def _claim_lock(tx: ProfileTx, plan: CyclePlan, request: CycleRequest) -> 
 
 async def _reflect(tx: ProfileTx) -> dict[str, int]:
     return (await count_health(tx, cutoff=None)).model_dump()
-
-
-@dataclass(frozen=True)
-class OpenDream:
-    """An open dream as re-evaluation reads it: its status and the state of each source."""
-
-    id: str
-    status: DreamStatus
-    source_count: int  # how many sources it was dreamed from
-    sources: tuple[tuple[str, str], ...]  # (id, status) of each source still in the graph
-
-    @classmethod
-    def from_row(cls, row: dict[str, Any]) -> OpenDream:
-        sources = tuple((str(source["id"]), str(source["status"])) for source in row["sources"])
-        return cls(str(row["id"]), DreamStatus(row["status"]), int(row["source_count"] or 0), sources)
 
 
 def evaluate_dream(dream: OpenDream) -> tuple[DreamStatus, str | None]:
@@ -206,7 +192,7 @@ async def _store_dreams(tx: ProfileTx, plan: CyclePlan, drafts: list[DreamDraft]
             now=plan.started_at,
         )
         if row is not None:
-            created.append(row["id"])
+            created.append(id_of(row))
     return created
 
 

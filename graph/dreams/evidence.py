@@ -26,15 +26,14 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from functools import lru_cache
-from typing import Any, Final, Literal
+from typing import Final
 
 from wordfreq import zipf_frequency
 
+from graph.dreams.records import Memory
 from graph.text import salient_terms, tokens
-
-MemoryKind = Literal["fact", "fragment"]
 
 NEIGHBOURHOOD: Final = 10
 # CSLS in units of a tenth of cosine: on the development split one unit is about two
@@ -82,31 +81,6 @@ _FILLER_TEXT = """
     mon tue tues wed thu thur thurs fri sat sun jan feb mar apr jun jul aug sep sept oct nov dec
 """
 FILLER_WORDS: Final = frozenset(_FILLER_TEXT.split())
-
-
-@dataclass(frozen=True)
-class Memory:
-    kind: MemoryKind
-    id: str
-    text: str
-    quality: float
-    created_at: datetime
-    occurred_at: datetime
-
-    def when(self) -> datetime:
-        return self.occurred_at
-
-
-def memory_from_row(kind: MemoryKind, row: dict[str, Any]) -> Memory:
-    """A memory read by a dream query (`MEMORY_FIELDS` in `graph/dreams/queries.py`)."""
-    return Memory(
-        kind=kind,
-        id=row["id"],
-        text=row["text"],
-        quality=float(row["quality"]),
-        created_at=row["created_at"],
-        occurred_at=row["occurred_at"],
-    )
 
 
 @dataclass(frozen=True)

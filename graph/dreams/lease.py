@@ -18,6 +18,7 @@ from graph.clock import utcnow
 from graph.dreams import queries as q
 from graph.dreams.models import LockRelease
 from graph.errors import ReverieError
+from graph.rows import ids_of
 
 log = logging.getLogger(__name__)
 
@@ -47,4 +48,4 @@ async def release_lock(graph: ProfileGraph, now: datetime | None = None) -> Lock
     """Mark every running run of the profile interrupted and free its lock. A cycle still alive
     goes on and records its own end; meanwhile another cycle may start beside it."""
     rows = await graph.write(ProfileTx.run, q.RELEASE_CYCLE_LOCK, now=now or utcnow(), reason=RELEASED)
-    return LockRelease(released_run_ids=[row["id"] for row in rows])
+    return LockRelease(released_run_ids=ids_of(rows))

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any, Final, Protocol
+from typing import Final, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from graph.access import ProfileTx
 from graph.dreams import queries as q
-from graph.dreams.evidence import Memory, memory_from_row
-from graph.embedding.catalog import cosine_of_score
+from graph.dreams.records import EmbeddedMemory, Memory, Neighbour, PairCosine
 from graph.memory.claims import DREAM_FEEDBACK_LABEL
+from graph.rows import count_of
 from graph.schema import VECTOR_DIMENSIONS
 
 EXACT_LIMIT: Final = 2_000
@@ -90,26 +90,23 @@ class IndexSpace:
             feedback_label=DREAM_FEEDBACK_LABEL,
         )
         found: Neighbours = defaultdict(list)
-        for row in rows:
-            found[row["member_id"]].append((memory_from_row(row["kind"], row), cosine_of_score(row["score"])))
+        for neighbour in map(Neighbour.from_row, rows):
+            found[neighbour.member_id].append((neighbour.memory, neighbour.cosine))
         return dict(found)
 
     async def cosines(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], float]:
         rows = await self._tx.run(q.PAIR_SIMILARITY, pairs=[list(pair) for pair in pairs], model=self._model)
-        return {pair_id(row["first"], row["second"]): cosine_of_score(row["score"]) for row in rows}
+        return {pair_id(pair.first, pair.second): pair.cosine for pair in map(PairCosine.from_row, rows)}
 
 
 async def open_space(tx: ProfileTx, model: str) -> MeaningSpace:
-    counted = await tx.single(q.PROFILE_VECTOR_COUNT, model=model, cap=EXACT_LIMIT + 1)
-    if counted is not None and int(counted["vectors"]) > EXACT_LIMIT:
+    if count_of(await tx.single(q.PROFILE_VECTOR_COUNT, model=model, cap=EXACT_LIMIT + 1)) > EXACT_LIMIT:
         return IndexSpace(tx, model)
-    rows: list[dict[str, Any]] = await tx.run(
-        q.PROFILE_VECTORS, model=model, cap=EXACT_LIMIT, feedback_label=DREAM_FEEDBACK_LABEL
-    )
-    memories = [memory_from_row(row["kind"], row) for row in rows]
+    rows = await tx.run(q.PROFILE_VECTORS, model=model, cap=EXACT_LIMIT, feedback_label=DREAM_FEEDBACK_LABEL)
+    embedded = [EmbeddedMemory.from_row(row) for row in rows]
     # Shaped explicitly so a profile with no live vectors yet (all retracted, say) is an empty
     # space rather than an error.
-    vectors = np.array([row["embedding"] for row in rows], dtype=np.float32).reshape(
-        len(rows), VECTOR_DIMENSIONS
+    vectors = np.array([item.embedding for item in embedded], dtype=np.float32).reshape(
+        len(embedded), VECTOR_DIMENSIONS
     )
-    return ExactSpace(memories, vectors)
+    return ExactSpace([item.memory for item in embedded], vectors)

@@ -47,6 +47,8 @@ RELATED_DREAMS = ScopedQuery(
 
 # --- candidate pairs for the dream phase ---------------------------------------------------
 
+# A memory's kind (`MemoryKind`) from its label: a fact or a fragment.
+MEMORY_KIND = "CASE WHEN m:Fact THEN 'fact' ELSE 'fragment' END AS kind"
 MEMORY_FIELDS = (
     "m.id AS id, m.text AS text, coalesce(m.quality, m.truth_score, 0.5) AS quality, "
     "coalesce(m.recorded_at, m.created_at) AS created_at, "
@@ -101,6 +103,8 @@ RELATED_MEMORIES = ScopedQuery(
         RETURN node AS m
     }
     RETURN seed.id AS seed_id, """
+    + MEMORY_KIND
+    + ", "
     + MEMORY_FIELDS
     + """
     """,
@@ -118,7 +122,7 @@ PROFILE_VECTOR_COUNT = ScopedQuery(
         MATCH (m:Fact {profile_id: $profile_id, embedding_model: $model})
         WITH m LIMIT $cap RETURN count(m) AS facts
     }
-    RETURN fragments + facts AS vectors
+    RETURN fragments + facts AS count
     """,
 )
 # Every live fragment and fact of the profile with a vector of the running model, up to
@@ -169,7 +173,9 @@ NEAREST_NEIGHBOURS = ScopedQuery(
           AND NOT $feedback_label IN coalesce(node.labels, [])
         RETURN node AS m, score ORDER BY score DESC LIMIT $per_member
     }
-    RETURN x.id AS member_id, CASE WHEN m:Fact THEN 'fact' ELSE 'fragment' END AS kind, score, """
+    RETURN x.id AS member_id, score, """
+    + MEMORY_KIND
+    + ", "
     + MEMORY_FIELDS
     + """
     """,
@@ -195,7 +201,7 @@ FACT_EVIDENCE_IDS = ScopedQuery(
     MATCH (x:Fact {profile_id: $profile_id, id: fact_id})
     MATCH (x)-[:PROMOTED_FROM]->(c:Claim {profile_id: $profile_id})
     MATCH (c)-[:SUPPORTED_BY]->(s:SourceFragment {profile_id: $profile_id})
-    RETURN fact_id AS id, collect(s.id) AS fragment_ids
+    RETURN fact_id AS id, collect(s.id) AS linked
     """,
 )
 DREAMED_PAIRS = ScopedQuery(
@@ -203,7 +209,7 @@ DREAMED_PAIRS = ScopedQuery(
     """
     UNWIND $keys AS key
     MATCH (d:Dream {profile_id: $profile_id, pair_key: key})
-    RETURN key
+    RETURN key AS pair_key
     """,
 )
 # The memories each of `$fragments` and `$facts` was already dreamed together with, in any status.
@@ -214,17 +220,17 @@ DREAM_PARTNERS = ScopedQuery(
     WITH member AS m
     MATCH (m)<-[:DREAMED_FROM]-(d:Dream {profile_id: $profile_id})-[:DREAMED_FROM]->(partner)
     WHERE partner <> m
-    RETURN m.id AS member_id, collect(DISTINCT partner.id) AS partners
+    RETURN m.id AS id, collect(DISTINCT partner.id) AS linked
     """,
 )
 # How many cycles the profile has run: each one's window of older seeds starts elsewhere.
 RUN_COUNT = ScopedQuery(
     "run_count",
-    "MATCH (r:DreamRun {profile_id: $profile_id}) RETURN count(r) AS runs",
+    "MATCH (r:DreamRun {profile_id: $profile_id}) RETURN count(r) AS count",
 )
 CORPUS_SIZE = ScopedQuery(
     "corpus_size",
-    "MATCH (m:SourceFragment {profile_id: $profile_id, status: 'active'}) RETURN count(m) AS size",
+    "MATCH (m:SourceFragment {profile_id: $profile_id, status: 'active'}) RETURN count(m) AS count",
 )
 # Document frequency per term, capped: past the cap a word is common and its exact count
 # no longer changes how rare it looks.
@@ -445,7 +451,7 @@ LOCK_DREAM = ScopedQuery(
     """
     MATCH (d:Dream {profile_id: $profile_id, id: $id})
     SET d.lock_touched_at = $now
-    RETURN d {.*} AS dream
+    RETURN d.status AS status
     """,
 )
 APPEND_FEEDBACK = ScopedQuery(

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from graph.access import ProfileGraph, ProfileTx
 from graph.dreams import queries as q
+from graph.dreams.records import related_dream_from_row
 from graph.memory.models import RelatedDream
 from graph.text import fulltext_clause
 
@@ -24,28 +25,9 @@ async def _related(tx: ProfileTx, query: str, memory_ids: Sequence[str]) -> list
         limit=RELATED_DREAMS_LIMIT,
     )
     found: dict[str, RelatedDream] = {}
-    for row in rows:
-        reason = (
-            f"cites recalled memory {', '.join(row['shared'])}"
-            if row["lane"] == 0
-            else "its text matches the query"
-        )
-        found.setdefault(row["dream"]["id"], _related_dream(row, reason))
+    for dream in map(related_dream_from_row, rows):
+        found.setdefault(dream.dream_id, dream)
     return list(found.values())[:RELATED_DREAMS_LIMIT]
-
-
-def _related_dream(row: dict[str, object], reason: str) -> RelatedDream:
-    dream = row["dream"]
-    assert isinstance(dream, dict)
-    return RelatedDream(
-        dream_id=dream["id"],
-        hypothesis=dream["hypothesis"],
-        status=dream["status"],
-        likelihood=dream["likelihood"],
-        confidence=dream["confidence"],
-        reason=reason,
-        source_ids=list(row["source_ids"]),  # type: ignore[call-overload]
-    )
 
 
 async def related_dreams(graph: ProfileGraph, query: str, memory_ids: Sequence[str]) -> list[RelatedDream]:

@@ -18,16 +18,20 @@ from graph.dreams.models import (
     Dream,
     DreamPage,
     DreamRun,
-    DreamSource,
     DreamStatus,
-    DreamSummary,
     FeedbackDecision,
-    FeedbackEntry,
     FeedbackResult,
     PromotionReport,
     PromotionStage,
 )
-from graph.dreams.runs import run_from_record
+from graph.dreams.records import (
+    StatusCount,
+    StoredRun,
+    dream_from_row,
+    dream_status_from_row,
+    dream_summary_from_row,
+)
+from graph.dreams.runs import run_as_of
 from graph.embedding.encoder import Embedder
 from graph.embedding.store import PassageVectors, embed_passages
 from graph.errors import InvalidInputError, NotFoundError
@@ -60,7 +64,7 @@ async def list_dreams(
         before_id=before_id,
         limit=limit + 1,
     )
-    dreams = [DreamSummary(**row["dream"]) for row in rows[:limit]]
+    dreams = [dream_summary_from_row(row) for row in rows[:limit]]
     more = len(rows) > limit
     return DreamPage(
         dreams=dreams, next_cursor=encode_cursor(dreams[-1].created_at, dreams[-1].id) if more else None
@@ -71,23 +75,17 @@ async def _read_dream(tx: ProfileTx, dream_id: str, show_retracted: bool = False
     row = await tx.single(q.GET_DREAM, id=dream_id)
     if row is None:
         raise NotFoundError("dream", dream_id)
-    stored = row["dream"]
-    fields = {
-        name: stored.get(name) for name in Dream.model_fields if name not in ("id", "sources", "feedback")
-    }
-    return Dream(
-        id=stored["id"],
-        **fields,
-        sources=[_source(source, show_retracted) for source in row["sources"]],
-        feedback=[FeedbackEntry(**entry) for entry in row["feedback"]],
-    )
+    dream = dream_from_row(row)
+    return dream if show_retracted else _without_retracted_words(dream)
 
 
-def _source(row: dict[str, object], show_retracted: bool) -> DreamSource:
+def _without_retracted_words(dream: Dream) -> Dream:
     """A retracted memory's words were withdrawn by the person: shown only when asked for."""
-    if row["status"] == RETRACTED and not show_retracted:
-        return DreamSource.model_validate({**row, "text": ""})
-    return DreamSource.model_validate(row)
+    sources = [
+        source.model_copy(update={"text": ""}) if source.status == RETRACTED else source
+        for source in dream.sources
+    ]
+    return dream.model_copy(update={"sources": sources})
 
 
 async def get_dream(graph: ProfileGraph, dream_id: str, show_retracted: bool = False) -> Dream:
@@ -97,9 +95,13 @@ async def get_dream(graph: ProfileGraph, dream_id: str, show_retracted: bool = F
 async def _read_overview(tx: ProfileTx, defaults: DreamingConfig) -> DreamingOverview:
     config = await effective_config(tx, defaults)
     latest = await tx.single(q.LATEST_RUN)
-    counts = {row["status"]: int(row["count"]) for row in await tx.run(q.DREAM_COUNTS)}
+    counts = {
+        found.status.value: found.count for found in map(StatusCount.from_row, await tx.run(q.DREAM_COUNTS))
+    }
     return DreamingOverview(
-        config=config, latest_run=run_from_record(latest["run"], utcnow()) if latest else None, counts=counts
+        config=config,
+        latest_run=run_as_of(StoredRun.from_row(latest), utcnow()) if latest else None,
+        counts=counts,
     )
 
 
@@ -219,7 +221,7 @@ async def _record_verdict(tx: ProfileTx, verdict: _Verdict) -> FeedbackResult:
     row = await tx.single(q.LOCK_DREAM, id=verdict.dream_id, now=verdict.at)
     if row is None:
         raise NotFoundError("dream", verdict.dream_id)
-    target = next_status(verdict.dream_id, DreamStatus(row["dream"]["status"]), verdict.decision)
+    target = next_status(verdict.dream_id, dream_status_from_row(row), verdict.decision)
     promotion = None
     if verdict.confirmation is not None and target is DreamStatus.PROMOTED:
         promotion = await _promote(tx, verdict.dream_id, verdict.confirmation, verdict.at, verdict.vectors)

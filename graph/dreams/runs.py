@@ -2,40 +2,38 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from datetime import datetime
-from typing import Any
 
 from graph.access import ProfileGraph, ProfileTx
 from graph.clock import utcnow
 from graph.dreams import queries as q
 from graph.dreams.cursor import decode_cursor, encode_cursor
 from graph.dreams.lease import ABANDONED, lapsed
-from graph.dreams.models import DreamRun, DreamStatus, PhaseReport, RunPage, RunSummary
+from graph.dreams.models import DreamRun, RunPage, RunStatus, RunSummary
+from graph.dreams.records import RecentRun, StoredRun
 from graph.errors import InvalidInputError
 
 MAX_RUNS_LIMIT = 100
 
 
-def run_from_record(record: dict[str, Any], now: datetime) -> DreamRun:
-    """A stored run as it stands at `now`; its phase reports are kept as one JSON text so a run
-    is a single node. A run whose holder stopped renewing its lease is reported interrupted
-    (the next cycle records it so), never as running."""
-    status, error = record["status"], record.get("error")
-    lease_expires_at = record.get("lease_expires_at")
-    if lapsed(status, lease_expires_at, now):
+def run_as_of(run: StoredRun, now: datetime) -> DreamRun:
+    """A stored run as it stands at `now`. A run whose holder stopped renewing its lease is
+    reported interrupted (the next cycle records it so), never as running."""
+    status: RunStatus = run.status
+    error = run.error
+    if lapsed(status, run.lease_expires_at, now):
         status, error = "interrupted", ABANDONED
     return DreamRun(
-        run_id=record["id"],
-        trigger=record["trigger"],
-        run_date=record["run_date"],
+        run_id=run.id,
+        trigger=run.trigger,
+        run_date=run.run_date,
         status=status,
-        started_at=record["started_at"],
-        completed_at=record.get("completed_at"),
-        lease_expires_at=lease_expires_at if status == "running" else None,
-        late=record.get("late") or False,
-        phases=[PhaseReport(**phase) for phase in json.loads(record.get("phases") or "[]")],
+        started_at=run.started_at,
+        completed_at=run.completed_at,
+        lease_expires_at=run.lease_expires_at if status == "running" else None,
+        late=run.late,
+        phases=list(run.phases),
         error=error,
     )
 
@@ -46,15 +44,12 @@ async def recent_runs(graph: ProfileGraph, limit: int = 14, cursor: str | None =
         raise InvalidInputError(f"limit must be 1 to {MAX_RUNS_LIMIT}.")
     before, before_id = decode_cursor(cursor, "list_dream_runs") if cursor else (None, None)
     rows = await graph.read(ProfileTx.run, q.RECENT_RUNS, limit=limit + 1, before=before, before_id=before_id)
+    recent = [RecentRun.from_row(row) for row in rows[:limit]]
     now = utcnow()
     runs = [
-        RunSummary(
-            run=run_from_record(row["run"], now),
-            dreams=dict(Counter(DreamStatus(status) for status in row["dream_statuses"])),
-        )
-        for row in rows[:limit]
+        RunSummary(run=run_as_of(item.run, now), dreams=dict(Counter(item.dream_statuses))) for item in recent
     ]
     if len(rows) <= limit:
         return RunPage(runs=runs, next_cursor=None)
-    last = rows[limit - 1]["run"]
-    return RunPage(runs=runs, next_cursor=encode_cursor(last["started_at"], last["id"]))
+    last = recent[-1].run
+    return RunPage(runs=runs, next_cursor=encode_cursor(last.started_at, last.id))

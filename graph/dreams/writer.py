@@ -11,7 +11,8 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from graph.dreams.evidence import CandidatePair, Memory, idf, meaning_score, word_score
+from graph.dreams.evidence import CandidatePair, idf, meaning_score, word_score
+from graph.dreams.records import Memory
 from graph.text import tokens
 
 EXCERPT_CHARS = 110

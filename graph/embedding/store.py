@@ -17,6 +17,7 @@ from graph.access import ProfileGraph, ProfileTx
 from graph.embedding import queries as q
 from graph.embedding.encoder import Embedder, Vector
 from graph.embedding.kinds import EmbeddedKind
+from graph.rows import Row
 
 BACKFILL_BATCH: Final = 64
 _START: Final = datetime(1, 1, 1, tzinfo=UTC)
@@ -32,6 +33,13 @@ class KindCounts:
     def pending(self) -> int:
         return self.total - self.embedded
 
+    @classmethod
+    def from_row(cls, kind: EmbeddedKind, row: Row | None) -> KindCounts:
+        """From `COUNT_VECTORS[kind]`; no row counts nothing."""
+        if row is None:
+            return cls(kind, 0, 0)
+        return cls(kind, int(row["total"]), int(row["embedded"]))
+
 
 async def write_vectors(
     tx: ProfileTx, kind: EmbeddedKind, model_id: str, ids: Sequence[str], vectors: Sequence[Vector]
@@ -46,11 +54,24 @@ async def vector_counts(graph: ProfileGraph, model_id: str) -> list[KindCounts]:
 
 
 async def _vector_counts(tx: ProfileTx, model_id: str) -> list[KindCounts]:
-    counts = []
-    for kind in EmbeddedKind:
-        row = await tx.single(q.COUNT_VECTORS[kind], model=model_id)
-        counts.append(KindCounts(kind, row["total"] if row else 0, row["embedded"] if row else 0))
-    return counts
+    return [
+        KindCounts.from_row(kind, await tx.single(q.COUNT_VECTORS[kind], model=model_id))
+        for kind in EmbeddedKind
+    ]
+
+
+@dataclass(frozen=True)
+class _Missing:
+    """A node lacking the model's vector, and where it stands in its kind's order."""
+
+    id: str
+    text: str
+    position: datetime
+
+    @classmethod
+    def from_row(cls, row: Row) -> _Missing:
+        """From `MISSING_BATCH[kind]`."""
+        return cls(str(row["id"]), str(row["text"]), row["position"])
 
 
 @dataclass(frozen=True)
@@ -61,21 +82,21 @@ class _Batch:
     last_id: str
 
 
-async def _missing_rows(
+async def _missing(
     tx: ProfileTx, kind: EmbeddedKind, model_id: str, after: datetime, after_id: str, size: int
-) -> list[dict[str, object]]:
-    return await tx.run(q.MISSING_BATCH[kind], model=model_id, after=after, after_id=after_id, limit=size)
+) -> list[_Missing]:
+    rows = await tx.run(q.MISSING_BATCH[kind], model=model_id, after=after, after_id=after_id, limit=size)
+    return [_Missing.from_row(row) for row in rows]
 
 
 async def _next_batch(
     graph: ProfileGraph, kind: EmbeddedKind, model_id: str, after: datetime, after_id: str, size: int
 ) -> _Batch | None:
-    rows = await graph.read(_missing_rows, kind, model_id, after, after_id, size)
-    if not rows:
+    missing = await graph.read(_missing, kind, model_id, after, after_id, size)
+    if not missing:
         return None
-    last = rows[-1]
-    assert isinstance(last["position"], datetime) and isinstance(last["id"], str)
-    return _Batch([str(r["id"]) for r in rows], [str(r["text"]) for r in rows], last["position"], last["id"])
+    last = missing[-1]
+    return _Batch([node.id for node in missing], [node.text for node in missing], last.position, last.id)
 
 
 async def embed_missing(

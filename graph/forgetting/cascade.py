@@ -15,7 +15,10 @@ from graph.clock import utcnow
 from graph.errors import InvalidInputError, NotFoundError
 from graph.forgetting import queries as q
 from graph.forgetting.models import ForgetResult, ForgettableKind, ForgottenItem
+from graph.forgetting.records import Dependent, DoomedKind, Identified, slots_from_row
 from graph.memory import queries as memory_queries
+from graph.memory.records import LostSupport
+from graph.rows import ids_of
 
 MAX_IDS = 100
 MAX_REASON_CHARS = 200
@@ -35,7 +38,7 @@ class _Doomed:
     fact: set[str] = field(default_factory=set)
     dream: set[str] = field(default_factory=set)
 
-    def add(self, kind: str, item_id: str) -> bool:
+    def add(self, kind: DoomedKind, item_id: str) -> bool:
         bucket: set[str] = getattr(self, kind)
         grew = item_id not in bucket
         bucket.add(item_id)
@@ -70,17 +73,17 @@ def _check_request(ids: Sequence[str], reason: str | None) -> list[str]:
 
 
 async def _requested(tx: ProfileTx, ids: list[str]) -> list[ForgottenItem]:
-    rows = await tx.run(q.IDENTIFY, ids=ids)
-    missing = [row["id"] for row in rows if row["kind"] is None]
+    identified = [Identified.from_row(row) for row in await tx.run(q.IDENTIFY, ids=ids)]
+    missing = [entry.id for entry in identified if entry.kind is None]
     if missing:
         raise NotFoundError("fragment, claim or fact", ", ".join(missing))
-    return [ForgottenItem(id=row["id"], kind=row["kind"], already_forgotten=row["already"]) for row in rows]
+    return [item for entry in identified if (item := entry.item()) is not None]
 
 
 async def _cascade(tx: ProfileTx, doomed: _Doomed) -> None:
     while True:
         rows = await tx.run(q.DEPENDENTS, **doomed.params())
-        grew = [doomed.add(row["kind"], row["id"]) for row in rows]
+        grew = [doomed.add(dependent.kind, dependent.id) for dependent in map(Dependent.from_row, rows)]
         if doomed.size() > MAX_CASCADE:
             raise InvalidInputError(
                 f"forgetting these would erase over {MAX_CASCADE} memories and dreams at once; "
@@ -93,11 +96,16 @@ async def _cascade(tx: ProfileTx, doomed: _Doomed) -> None:
 async def _erase(tx: ProfileTx, doomed: _Doomed, reason: str | None, now: datetime) -> dict[str, list[str]]:
     """Everything the cascade chose, in an order where each step still sees what it needs."""
     params = doomed.params()
-    still_said_in = await tx.run(q.STILL_SAID_IN, claims=params["claims"], fragments=params["fragments"])
-    losing = await tx.run(
-        memory_queries.CLAIMS_LOSING_SUPPORT, ids=params["fragments"], skip=params["claims"]
+    still_said_in = ids_of(
+        await tx.run(q.STILL_SAID_IN, claims=params["claims"], fragments=params["fragments"])
     )
-    reopened = await tx.run(q.DROP_CLARIFICATIONS, ids=params["claims"] + params["facts"])
+    losing = [
+        LostSupport.from_row(row)
+        for row in await tx.run(
+            memory_queries.CLAIMS_LOSING_SUPPORT, ids=params["fragments"], skip=params["claims"]
+        )
+    ]
+    reopened = ids_of(await tx.run(q.DROP_CLARIFICATIONS, ids=params["claims"] + params["facts"]))
     await tx.run(
         q.ERASE_DREAMS, ids=params["dreams"], hypothesis=ERASED_HYPOTHESIS, reason=ERASED_REASON, now=now
     )
@@ -107,14 +115,13 @@ async def _erase(tx: ProfileTx, doomed: _Doomed, reason: str | None, now: dateti
         (q.FORGET_CLAIMS, "claims"),
         (q.FORGET_FRAGMENTS, "fragments"),
     ):
-        row = await tx.one(query, ids=params[kind], reason=reason, now=now)
-        slots.extend(row["slots"])
+        slots.extend(slots_from_row(await tx.one(query, ids=params[kind], reason=reason, now=now)))
     await tx.run(q.DROP_EMPTY_SLOTS, slots=sorted(set(slots)))
     return {
-        "still_said_in": [row["id"] for row in still_said_in],
-        "claims_losing_support": [row["claim_id"] for row in losing],
-        "facts_needing_revalidation": sorted({fact for row in losing for fact in row["fact_ids"]}),
-        "claims_no_longer_disputed": [row["id"] for row in reopened],
+        "still_said_in": still_said_in,
+        "claims_losing_support": [claim.claim_id for claim in losing],
+        "facts_needing_revalidation": sorted({fact for claim in losing for fact in claim.fact_ids}),
+        "claims_no_longer_disputed": reopened,
     }
 
 

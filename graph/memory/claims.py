@@ -15,6 +15,7 @@ from typing import Any
 from graph.access import ProfileTx
 from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.store import PassageVectors, vector_properties
+from graph.errors import NotFoundError
 from graph.memory import queries as q
 from graph.memory.models import (
     ClaimInput,
@@ -36,6 +37,7 @@ from graph.memory.policy import (
 )
 from graph.memory.records import ClaimSupport, SlotFact, StoredClaim, clarification_view, fact_view
 from graph.memory.verifier import SELF_SUBJECTS, ClaimStatement, ClaimVerifier, Verdict, Verification
+from graph.rows import id_of
 from graph.text import normalize
 
 # Fragments with this label hold a person's own words on confirming a dream. They are evidence
@@ -131,6 +133,13 @@ class Assessment:
     verification: Verification
     evidence: ClaimEvidence
     status: ClaimStatus
+
+
+async def load_claim(tx: ProfileTx, claim_id: str) -> StoredClaim:
+    row = await tx.single(q.GET_CLAIM, id=claim_id)
+    if row is None:
+        raise NotFoundError("claim", claim_id)
+    return StoredClaim.from_row(row)
 
 
 async def assess_claim(tx: ProfileTx, claim: StoredClaim, verifier: ClaimVerifier) -> Assessment:
@@ -275,7 +284,7 @@ async def settle_claim(
         row = await tx.single(
             q.FLAG_CONTRADICTED_FACT, claim_id=claim.id, now=now, reason=assessment.verification.reason
         )
-        flagged = row["id"] if row else None
+        flagged = id_of(row) if row else None
     fields = {
         "status": status.value,
         "verdict": assessment.verification.verdict.value,

@@ -175,8 +175,15 @@ class RetractResult(Frozen):
     kind: Literal["fragment", "fact"]
     status: Literal["retracted"]
     already_retracted: bool
-    unsupported_claim_ids: list[str] = Field(description="Claims that lost all their active support")
+    unsupported_claim_ids: list[str]
     facts_needing_revalidation: list[str]
+    reinstated_fact: FactView | None = Field(
+        default=None, description="The fact the retracted one had replaced, current again"
+    )
+    reconsidered_claims: list[ClaimResult] = Field(
+        default_factory=list,
+        description="Claims whose open question was about the retracted fact, weighed again",
+    )
 
 
 class Evidence(Frozen):

@@ -1,4 +1,4 @@
-"""remember, confirm and retract: the writes of the memory pipeline.
+"""remember and confirm: the writes of the memory pipeline (retraction is `graph.memory.retraction`).
 
 Each call is one write transaction, so a failure part-way leaves nothing behind. Input is
 checked before anything is written and refused with a message that says what to change.
@@ -25,10 +25,9 @@ from graph.errors import (
     IdempotencyConflictError,
     InvalidInputError,
     InvalidTransitionError,
-    NotFoundError,
 )
 from graph.memory import queries as q
-from graph.memory.claims import claim_fields, settle_claim, upsert_claim
+from graph.memory.claims import claim_fields, load_claim, settle_claim, upsert_claim
 from graph.memory.models import (
     MAX_CLAIMS,
     MAX_CONTENT_CHARS,
@@ -41,13 +40,14 @@ from graph.memory.models import (
     ClaimStatus,
     ConfirmResult,
     FragmentRef,
+    FragmentStatus,
     PromotionOutcome,
     RememberResult,
-    RetractResult,
 )
 from graph.memory.policy import rule_for, source_quality
-from graph.memory.records import StoredClaim, clarification_view
+from graph.memory.records import FragmentState, KeyedFragment, clarification_view
 from graph.memory.verifier import ClaimVerifier, LexicalVerifier
+from graph.rows import id_of
 from graph.schema import GRAPH_FORMAT
 from graph.text import normalize
 
@@ -114,17 +114,19 @@ def content_hash(content: str) -> str:
 async def _find_duplicate(tx: ProfileTx, request: RememberRequest, digest: str) -> FragmentRef | None:
     if request.idempotency_key:
         row = await tx.single(q.FIND_FRAGMENT_BY_KEY, key=request.idempotency_key)
-        if row and row["forgotten"]:
-            raise ForgottenKeyError(request.idempotency_key, row["id"])
-        if row and row["content_hash"] != digest:
-            raise IdempotencyConflictError(request.idempotency_key, row["id"])
-        if row:
+        keyed = KeyedFragment.from_row(row) if row else None
+        if keyed and keyed.forgotten:
+            raise ForgottenKeyError(request.idempotency_key, keyed.id)
+        if keyed and keyed.content_hash != digest:
+            raise IdempotencyConflictError(request.idempotency_key, keyed.id)
+        if keyed:
             return FragmentRef(
-                id=row["id"], created=False, duplicate_of=row["id"], duplicate_by="idempotency_key"
+                id=keyed.id, created=False, duplicate_of=keyed.id, duplicate_by="idempotency_key"
             )
     row = await tx.single(q.FIND_FRAGMENT_BY_HASH, hash=digest)
     if row:
-        return FragmentRef(id=row["id"], created=False, duplicate_of=row["id"], duplicate_by="content_hash")
+        same = id_of(row)
+        return FragmentRef(id=same, created=False, duplicate_of=same, duplicate_by="content_hash")
     return None
 
 
@@ -132,8 +134,8 @@ async def _check_support_ids(tx: ProfileTx, claims: Sequence[ClaimInput]) -> Non
     wanted = sorted({fragment_id for claim in claims for fragment_id in claim.supported_by})
     if not wanted:
         return
-    rows = await tx.run(q.ACTIVE_FRAGMENTS, ids=wanted)
-    active = {row["id"] for row in rows if row["status"] == "active"}
+    found = map(FragmentState.from_row, await tx.run(q.ACTIVE_FRAGMENTS, ids=wanted))
+    active = {fragment.id for fragment in found if fragment.status is FragmentStatus.ACTIVE}
     missing = [fragment_id for fragment_id in wanted if fragment_id not in active]
     if missing:
         raise InvalidInputError(
@@ -176,7 +178,7 @@ async def _remember_in(tx: ProfileTx, request: RememberRequest, writing: _Writin
             graph_format=GRAPH_FORMAT,
             **vector_properties(writing.vectors, request.content),
         )
-        fragment = FragmentRef(id=row["id"], created=True)
+        fragment = FragmentRef(id=id_of(row), created=True)
     results = await _settle_claims(tx, request, fragment.id, writing)
     clarifications = [result.clarification for result in results if result.clarification is not None]
     return RememberResult(fragment=fragment, claims=results, clarifications=clarifications)
@@ -231,13 +233,6 @@ async def remember(
         return await graph.write(_remember_in, request, writing)
 
 
-async def _load_claim(tx: ProfileTx, claim_id: str) -> StoredClaim:
-    row = await tx.single(q.GET_CLAIM, id=claim_id)
-    if row is None:
-        raise NotFoundError("claim", claim_id)
-    return StoredClaim.from_row(row)
-
-
 _DECISIONS_BY_STATUS: dict[ClaimStatus, frozenset[str]] = {
     ClaimStatus.DISPUTED: frozenset({"accept_claim", "keep_existing", "reject_claim"}),
     ClaimStatus.VALIDATED: frozenset({"accept_claim", "reject_claim"}),
@@ -248,7 +243,7 @@ _DECISIONS_BY_STATUS: dict[ClaimStatus, frozenset[str]] = {
 async def _confirm_in(
     tx: ProfileTx, claim_id: str, decision: ConfirmDecision, verifier: ClaimVerifier, now: datetime
 ) -> ConfirmResult:
-    claim = await _load_claim(tx, claim_id)
+    claim = await load_claim(tx, claim_id)
     allowed = _DECISIONS_BY_STATUS.get(claim.status, frozenset())
     if decision not in allowed:
         raise InvalidTransitionError("claim", claim_id, claim.status.value, decision, allowed)
@@ -279,36 +274,3 @@ async def confirm(
     now: datetime | None = None,
 ) -> ConfirmResult:
     return await graph.write(_confirm_in, claim_id, decision, verifier, now or utcnow())
-
-
-async def _retract_in(tx: ProfileTx, item_id: str, reason: str, now: datetime) -> RetractResult:
-    row = await tx.single(q.RETRACT_FRAGMENT, id=item_id, reason=reason, now=now)
-    if row is not None:
-        lost = await tx.run(q.CLAIMS_LOSING_SUPPORT, ids=[item_id], skip=[])
-        return RetractResult(
-            id=item_id,
-            kind="fragment",
-            status="retracted",
-            already_retracted=row["already"],
-            unsupported_claim_ids=[entry["claim_id"] for entry in lost],
-            facts_needing_revalidation=[fact_id for entry in lost for fact_id in entry["fact_ids"]],
-        )
-    row = await tx.single(q.RETRACT_FACT, id=item_id, reason=reason, now=now)
-    if row is None:
-        raise NotFoundError("fragment or fact", item_id)
-    return RetractResult(
-        id=item_id,
-        kind="fact",
-        status="retracted",
-        already_retracted=row["already"],
-        unsupported_claim_ids=[],
-        facts_needing_revalidation=[],
-    )
-
-
-async def retract(
-    graph: ProfileGraph, item_id: str, reason: str, now: datetime | None = None
-) -> RetractResult:
-    if not reason.strip():
-        raise InvalidInputError("reason is empty: say why this memory is withdrawn (kept for the record).")
-    return await graph.write(_retract_in, item_id, reason, now or utcnow())

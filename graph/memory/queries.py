@@ -243,10 +243,36 @@ RETRACT_FACT = ScopedQuery(
     "retract_fact",
     """
     MATCH (f:Fact {profile_id: $profile_id, id: $id})
-    WITH f, f.status = 'retracted' AS already
+    WITH f, f.status = 'retracted' AS already, f.status IN ['active', 'needs_revalidation'] AS current
     SET f.status = 'retracted', f.retracted_at = coalesce(f.retracted_at, $now),
         f.retract_reason = coalesce(f.retract_reason, $reason)
-    RETURN already
+    RETURN already, current, f.slot AS slot
+    """,
+)
+# Retracting the fact that replaced an older one withdraws the replacement as wrong, so the
+# older fact is current again: with its own validity (its claim's), while its claim still has
+# active evidence and nothing else holds the slot. The replacement edge goes; the retracted
+# fact keeps its own record.
+REINSTATE_REPLACED_FACT = ScopedQuery(
+    "reinstate_replaced_fact",
+    f"""
+    MATCH (f:Fact {{profile_id: $profile_id}})-[replaced:SUPERSEDED_BY]->
+          (:Fact {{profile_id: $profile_id, id: $id}})
+    WHERE f.status = 'superseded'
+    MATCH (f)-[:PROMOTED_FROM]->(c:Claim {{profile_id: $profile_id}})
+    WHERE EXISTS {{
+            MATCH (c)-[:SUPPORTED_BY]->(s:SourceFragment {{profile_id: $profile_id}})
+            WHERE s.status = 'active'
+          }}
+      AND NOT EXISTS {{
+            MATCH (other:Fact {{profile_id: $profile_id, slot: f.slot}}) WHERE other.status = 'active'
+          }}
+    WITH f, c, replaced ORDER BY f.recorded_at DESC LIMIT 1
+    DELETE replaced
+    SET f.status = 'active', f.valid_to = c.valid_to, f.superseded_at = null,
+        f.superseded_by = null, f.reinstated_at = $now, f.reinstated_after = $id,
+        c.status = 'promoted'
+    RETURN {{{FACT_FIELDS}}} AS fact
     """,
 )
 
@@ -271,6 +297,13 @@ OPEN_CLARIFICATION_FOR_CLAIM = ScopedQuery(
     f"""
     MATCH (q:Clarification {{profile_id: $profile_id, claim_id: $claim_id, status: 'open'}})
     RETURN {CLARIFICATION_FIELDS} AS clarification ORDER BY q.created_at DESC LIMIT 1
+    """,
+)
+OPEN_CLARIFICATIONS_ABOUT_FACT = ScopedQuery(
+    "open_clarifications_about_fact",
+    """
+    MATCH (q:Clarification {profile_id: $profile_id, fact_id: $fact_id, status: 'open'})
+    RETURN q.id AS id, q.claim_id AS claim_id ORDER BY q.created_at
     """,
 )
 RESOLVE_CLARIFICATION = ScopedQuery(

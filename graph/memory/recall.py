@@ -39,7 +39,7 @@ from graph.memory.models import (
     RecallResult,
     RelatedDream,
 )
-from graph.memory.records import FoundMemory, clarification_view
+from graph.memory.records import FoundMemory, OwnedEvidence, clarification_view
 from graph.memory.semantic import SemanticSearch, semantic_lists
 from graph.text import STOP_WORDS, fulltext_clause, tokens
 
@@ -199,9 +199,8 @@ async def _evidence(tx: ProfileTx, items: list[RecallItem]) -> dict[str, list[Ev
         q.FACT_EVIDENCE, fact_ids=fact_ids
     )
     evidence: dict[str, list[Evidence]] = {}
-    for row in rows:
-        owner = row.pop("owner_id")
-        evidence.setdefault(owner, []).append(Evidence(**row))
+    for owned in map(OwnedEvidence.from_row, rows):
+        evidence.setdefault(owned.owner_id, []).append(owned.evidence)
     return evidence
 
 

@@ -6,14 +6,21 @@ typed fields, so a renamed property fails here, in one place, not deep in a rule
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, cast, get_args
+from typing import cast, get_args
 
-from graph.memory.models import ClaimStatus, ClarificationView, FactView, Modality, Polarity, RecallKind
-
-Row = Mapping[str, Any]
+from graph.memory.models import (
+    ClaimStatus,
+    ClarificationView,
+    Evidence,
+    FactView,
+    FragmentStatus,
+    Modality,
+    Polarity,
+    RecallKind,
+)
+from graph.rows import Row
 
 
 @dataclass(frozen=True)
@@ -90,6 +97,86 @@ class SlotFact:
         if fact is None:
             return None
         return cls(FactView.model_validate(fact), fact["claim_key"])
+
+
+@dataclass(frozen=True)
+class OwnedEvidence:
+    """A fragment supporting a recalled claim or fact (its owner)."""
+
+    owner_id: str
+    evidence: Evidence
+
+    @classmethod
+    def from_row(cls, row: Row) -> OwnedEvidence:
+        """From `CLAIM_EVIDENCE` or `FACT_EVIDENCE`."""
+        fields = {name: value for name, value in row.items() if name != "owner_id"}
+        return cls(str(row["owner_id"]), Evidence.model_validate(fields))
+
+
+@dataclass(frozen=True)
+class KeyedFragment:
+    """What holds an idempotency key: a fragment with its content's hash, or a tombstone."""
+
+    id: str
+    content_hash: str | None
+    forgotten: bool
+
+    @classmethod
+    def from_row(cls, row: Row) -> KeyedFragment:
+        """From `FIND_FRAGMENT_BY_KEY`."""
+        return cls(str(row["id"]), row["content_hash"], bool(row["forgotten"]))
+
+
+@dataclass(frozen=True)
+class FragmentState:
+    id: str
+    status: FragmentStatus
+
+    @classmethod
+    def from_row(cls, row: Row) -> FragmentState:
+        """From `ACTIVE_FRAGMENTS`."""
+        return cls(str(row["id"]), FragmentStatus(row["status"]))
+
+
+@dataclass(frozen=True)
+class LostSupport:
+    """A claim left without active support, and the facts it stated (now needing revalidation)."""
+
+    claim_id: str
+    fact_ids: tuple[str, ...]
+
+    @classmethod
+    def from_row(cls, row: Row) -> LostSupport:
+        """From `CLAIMS_LOSING_SUPPORT`."""
+        return cls(str(row["claim_id"]), tuple(row["fact_ids"]))
+
+
+@dataclass(frozen=True)
+class Retraction:
+    """What a retraction found: whether it was retracted before, and for a fact whether it was
+    current and which slot it held."""
+
+    already: bool
+    current: bool = False
+    slot: str | None = None
+
+    @classmethod
+    def from_row(cls, row: Row) -> Retraction:
+        """From `RETRACT_FRAGMENT` or `RETRACT_FACT`."""
+        return cls(bool(row["already"]), bool(row.get("current", False)), row.get("slot"))
+
+
+@dataclass(frozen=True)
+class OpenQuestion:
+    """An open clarification, by id, and the claim it asks about."""
+
+    id: str
+    claim_id: str
+
+    @classmethod
+    def from_row(cls, row: Row) -> OpenQuestion:
+        """From `OPEN_CLARIFICATIONS_ABOUT_FACT`."""
+        return cls(str(row["id"]), str(row["claim_id"]))
 
 
 def fact_view(row: Row) -> FactView:

@@ -23,7 +23,7 @@ MAX_STALE_AFTER_DAYS = 36_500
 
 async def count_health(tx: ProfileTx, cutoff: datetime | None) -> ReflectionCounts:
     """The exact counts alone, in one query (the dream cycle's reflect phase needs no lists)."""
-    return ReflectionCounts(**await tx.one(q.COUNT_HEALTH, cutoff=cutoff))
+    return ReflectionCounts.model_validate(await tx.one(q.COUNT_HEALTH, cutoff=cutoff))
 
 
 async def read_health(
@@ -38,9 +38,9 @@ async def read_health(
     clarifications = await tx.run(q.OPEN_CLARIFICATIONS, limit=limit)
     return ReflectionResult(
         counts=counts,
-        stale_facts=[StaleFact(**row) for row in stale],
-        candidate_claims=[ClaimSummary(**row) for row in candidates],
-        disputed_claims=[ClaimSummary(**row) for row in disputed],
+        stale_facts=[StaleFact.model_validate(row) for row in stale],
+        candidate_claims=[ClaimSummary.model_validate(row) for row in candidates],
+        disputed_claims=[ClaimSummary.model_validate(row) for row in disputed],
         clarifications=[clarification_view(row) for row in clarifications],
     )
 

@@ -3,6 +3,7 @@ same graph twice gives the same lines, apart from the header's time)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
 from graph.access import ProfileGraph, ProfileTx
@@ -23,6 +24,7 @@ from graph.transfer.lines import (
     encode_value,
 )
 from graph.transfer.models import ExportReport
+from graph.transfer.records import ExportedEdge, ExportedNode
 
 PAGE = 1_000
 
@@ -31,14 +33,14 @@ class UnknownEdgeError(ReverieError):
     """The graph holds a relationship the format does not know: exporting would drop it."""
 
 
-def _node_line(label: str, stored: dict[str, Any], embeddings: bool) -> NodeLine:
+def _node_line(label: str, stored: Mapping[str, Any], embeddings: bool) -> NodeLine:
     vector = stored.get("embedding") if embeddings else None
     dropped = RESERVED | RUNTIME | (set() if embeddings and vector else {"embedding_model"})
     properties = {name: encode_value(value) for name, value in sorted(stored.items()) if name not in dropped}
     return NodeLine.model_validate({"node": label, "properties": properties, "embedding": vector})
 
 
-def _primary(labels: list[str]) -> str:
+def _primary(labels: Sequence[str]) -> str:
     """A node's kind: the first of its labels that is one (fragments are also Recallable)."""
     return next(label for label in PROFILE_LABELS if label in labels)
 
@@ -61,12 +63,13 @@ async def _write_nodes(graph: ProfileGraph, label: str, out: TextIO, embeddings:
     written, after = 0, ""
     while True:
         rows = await graph.read(ProfileTx.run, q.EXPORT_NODES[label], after=after, page=PAGE)
-        for row in rows:
-            out.write(dump(_node_line(label, row["properties"], embeddings)) + "\n")
-        written += len(rows)
-        if len(rows) < PAGE:
+        nodes = [ExportedNode.from_row(row) for row in rows]
+        for node in nodes:
+            out.write(dump(_node_line(label, node.properties, embeddings)) + "\n")
+        written += len(nodes)
+        if len(nodes) < PAGE:
             return written
-        after = rows[-1]["properties"][key]
+        after = nodes[-1].properties[key]
 
 
 async def _write_edges(graph: ProfileGraph, label: str, out: TextIO) -> int:
@@ -74,14 +77,15 @@ async def _write_edges(graph: ProfileGraph, label: str, out: TextIO) -> int:
     written, after = 0, ""
     while True:
         rows = await graph.read(ProfileTx.run, q.EXPORT_EDGES[label], after=after, page=PAGE)
-        for row in rows:
-            if row["type"] is None:
+        edges = [ExportedEdge.from_row(row) for row in rows]
+        for edge in edges:
+            if edge.type is None:
                 continue  # a node with no relationships
             line = EdgeLine.model_validate(
                 {
-                    "edge": row["type"],
-                    "from": [label, row["from_id"]],
-                    "to": [_primary(row["labels"]), row["to_id"]],
+                    "edge": edge.type,
+                    "from": [label, edge.from_id],
+                    "to": [_primary(edge.to_labels), edge.to_id],
                 }
             )
             if line.triple() not in EDGES:
@@ -91,7 +95,7 @@ async def _write_edges(graph: ProfileGraph, label: str, out: TextIO) -> int:
                 )
             out.write(dump(line) + "\n")
             written += 1
-        sources = sorted({row["from_id"] for row in rows})
+        sources = sorted({edge.from_id for edge in edges})
         if len(sources) < PAGE:
             return written
         after = sources[-1]

@@ -191,7 +191,7 @@ class ReviewPage:
         if not _same_origin(request):
             return self.refuse(request, FORGED, 403, None)
         form = await request.form()
-        session = await self.sessions.sign_in(str(form.get("token", "")))
+        session = self.sessions.sign_in(str(form.get("token", "")))
         if session is None:
             # The same words whatever was wrong, so a guess learns nothing about which profiles exist.
             return self.render(request, "login.html", None, status_code=401, failed=True)

@@ -79,8 +79,7 @@ async def run_dreaming_cycle(
     re-evaluate earlier dreams, and propose new hypotheses linking existing memories.
 
     Dreams are hypotheses for the person to review, never facts. When this client offers MCP
-    sampling, its model phrases and judges the best few (each dream names its generator). Only
-    one cycle runs per profile at a time; a second gets a clear 'already running' error.
+    sampling, its model phrases and judges the best few.
     """
     app = app_of(ctx)
     graph = await app.graph_for(write=not dry_run)
@@ -146,7 +145,7 @@ async def get_dream(
 async def resolve_dream_feedback(
     ctx: Ctx,
     dream_id: Annotated[str, Field(min_length=1, max_length=64)],
-    decision: Annotated[FeedbackDecision, Field(description="reinforce, stale, reject or promote_candidate")],
+    decision: FeedbackDecision,
     feedback: Annotated[
         str | None,
         Field(

@@ -12,7 +12,7 @@ from pydantic import Field
 from graph.dreams.related import related_dreams
 from graph.forgetting.cascade import MAX_IDS, MAX_REASON_CHARS, forget
 from graph.forgetting.models import ForgetResult
-from graph.memory import pipeline
+from graph.memory import pipeline, retraction
 from graph.memory.models import (
     MAX_CONTENT_CHARS,
     Authority,
@@ -60,7 +60,7 @@ async def remember(
     The fragment is deduplicated (idempotency key, then content). Each claim is verified against
     its supporting fragments and, when it passes its predicate's gates, becomes a fact. A claim
     that conflicts with an equally strong current fact yields a clarification: ask the person and
-    answer with confirm_memory. Subject 'user' means the person themself.
+    answer with confirm_memory.
     """
     graph = await app_of(ctx).graph_for(write=True)
     request = pipeline.RememberRequest(
@@ -117,9 +117,7 @@ async def reflect_memories(
 async def confirm_memory(
     ctx: Ctx,
     claim_id: Annotated[str, Field(min_length=1, max_length=64)],
-    decision: Annotated[
-        pipeline.ConfirmDecision, Field(description="accept_claim, keep_existing or reject_claim")
-    ],
+    decision: pipeline.ConfirmDecision,
 ) -> ConfirmResult:
     """Record the person's answer to a clarification (or their verdict on a claim).
 
@@ -136,10 +134,10 @@ async def retract_memory(
     id: Annotated[str, Field(min_length=1, max_length=64, description="A fragment or fact id")],
     reason: Annotated[str, Field(min_length=1, max_length=1024)],
 ) -> RetractResult:
-    """Withdraw a fragment or fact. It stays in the graph as retracted (never deleted) but no longer
-    supports recall or facts; claims left without support are reported."""
+    """Withdraw a fragment or fact as wrong; its words are kept, marked retracted. A retracted
+    fact's slot is settled again: the fact it replaced returns, open questions about it close."""
     graph = await app_of(ctx).graph_for(write=True)
-    return await pipeline.retract(graph, id, reason)
+    return await retraction.retract(graph, id, reason)
 
 
 @mapped_errors
@@ -156,7 +154,7 @@ async def forget_memory(
 ) -> ForgetResult:
     """Erase what the person asks you to forget. Unlike retract_memory nothing of the words stays:
     each memory becomes a tombstone (id, time, reason); claims and facts resting only on it go
-    too, and dreams citing it lose their texts. `still_said_in` names fragments that still say it."""
+    too, and dreams citing it lose their texts."""
     graph = await app_of(ctx).graph_for(write=True)
     return await forget(graph, ids, reason)
 

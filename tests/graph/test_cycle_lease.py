@@ -14,7 +14,8 @@ from graph.dreams.config import DreamingConfig
 from graph.dreams.cycle import STOPPED, CycleRequest, run_cycle
 from graph.dreams.lease import ABANDONED, LEASE, lapsed
 from graph.embedding.encoder import Embedder
-from graph.memory.pipeline import RememberRequest, remember, retract
+from graph.memory.pipeline import RememberRequest, remember
+from graph.memory.retraction import retract
 from tests.graph.memory_support import T0
 
 pytestmark = pytest.mark.anyio

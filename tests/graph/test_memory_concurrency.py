@@ -14,7 +14,8 @@ from graph.memory.models import (
     ClaimInput,
     PromotionOutcome,
 )
-from graph.memory.pipeline import confirm, retract
+from graph.memory.pipeline import confirm
+from graph.memory.retraction import retract
 from tests.graph.memory_support import NOTHING, active_objects, counts, find, health, ids, say, works_at
 
 pytestmark = pytest.mark.anyio

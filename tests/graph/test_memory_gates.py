@@ -12,8 +12,8 @@ from graph.memory.models import (
     FactStatus,
     PromotionOutcome,
 )
-from graph.memory.pipeline import retract
 from graph.memory.policy import PREDICATE_RULES, UnsupportedPredicateError
+from graph.memory.retraction import retract
 from tests.graph.memory_support import (
     NOTHING,
     active_objects,

@@ -23,8 +23,9 @@ from graph.dreams.evidence import Memory
 from graph.dreams.neighbours import ExactSpace, IndexSpace, open_space
 from graph.dreams.review import get_dream
 from graph.embedding.encoder import Embedder
-from graph.memory.pipeline import RememberRequest, remember, retract
+from graph.memory.pipeline import RememberRequest, remember
 from graph.memory.recall import RecallRequest, recall
+from graph.memory.retraction import retract
 from graph.memory.semantic import EXACT_LIMIT
 from graph.scope import ScopedQuery
 from tests.conftest import TEST_PROFILE_PREFIX

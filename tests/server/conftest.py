@@ -83,6 +83,8 @@ class HttpServer:
     write_token: str
     read_token: str
     other_profile_token: str
+    tokens_file: Path
+    log: Path  # the server's stdout and stderr
 
     @property
     def url(self) -> str:
@@ -99,8 +101,9 @@ def http_server(server_env: dict[str, str], profile_id: str, tmp_path: Path) -> 
     port = free_port()
     env = {**server_env, "REVERIE_TOKENS_FILE": str(tokens), "REVERIE_HOME": str(tmp_path / "home")}
     command = [str(REVERIE), "serve", "--transport", "http", "--host", "127.0.0.1", "--port", str(port)]
+    log = tmp_path / "server.log"
     try:
-        with serving(command, env, port, tmp_path / "server.log"):
-            yield HttpServer(f"http://127.0.0.1:{port}", write.token, read.token, other.token)
+        with serving(command, env, port, log):
+            yield HttpServer(f"http://127.0.0.1:{port}", write.token, read.token, other.token, tokens, log)
     except ServerStartError as error:
         pytest.fail(str(error))

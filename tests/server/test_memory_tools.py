@@ -401,5 +401,5 @@ async def test_valid_at_finds_a_fact_only_inside_its_window(
 
 async def test_the_tool_list_names_every_supported_predicate(client: Client) -> None:
     remember_tool = next(tool for tool in (await client.list_tools()).tools if tool.name == "remember")
-    claim = remember_tool.input_schema["$defs"]["ClaimInput"]["properties"]["predicate"]
+    claim = remember_tool.input_schema["properties"]["claims"]["items"]["properties"]["predicate"]
     assert claim["enum"] == sorted(PREDICATE_RULES) and "works_at" in claim["enum"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -22,55 +23,101 @@ from tests.server.conftest import error_text, run_reverie, structured
 pytestmark = pytest.mark.anyio
 
 
-@asynccontextmanager
-async def relay(port: int, target_port: int) -> AsyncIterator[None]:
-    """Forward 127.0.0.1:port to the real Neo4j until the block exits (then the port is closed)."""
+class Relay:
+    """Forwards 127.0.0.1:port to the real Neo4j; `freeze()` makes it hold every byte while the
+    connections stay open, which is what a Neo4j stopped with SIGSTOP looks like to a client."""
 
-    async def pipe(source: SocketStream, sink: SocketStream) -> None:
+    def __init__(self) -> None:
+        self.thawed = anyio.Event()
+        self.thawed.set()
+
+    def freeze(self) -> None:
+        self.thawed = anyio.Event()
+
+    def thaw(self) -> None:
+        self.thawed.set()
+
+    async def pipe(self, source: SocketStream, sink: SocketStream) -> None:
         try:
             async for chunk in source:
+                await self.thawed.wait()
                 await sink.send(chunk)
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError):
             pass
         finally:
             await sink.aclose()
 
+
+@asynccontextmanager
+async def relay(port: int, target_port: int) -> AsyncIterator[Relay]:
+    """A relay to the real Neo4j until the block exits (then the port is closed)."""
+    forwarding = Relay()
+
     async def handle(client: SocketStream) -> None:
         upstream = await anyio.connect_tcp("127.0.0.1", target_port)
         async with client, upstream, anyio.create_task_group() as pumps:
-            pumps.start_soon(pipe, client, upstream)
-            pumps.start_soon(pipe, upstream, client)
+            pumps.start_soon(forwarding.pipe, client, upstream)
+            pumps.start_soon(forwarding.pipe, upstream, client)
 
     listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=port)
     async with listener, anyio.create_task_group() as group:
         group.start_soon(listener.serve, handle)
         try:
-            yield
+            yield forwarding
         finally:
             # Cutting the relay also cuts the connections the driver holds through it.
+            forwarding.thaw()
             group.cancel_scope.cancel()
+
+
+def relayed_settings(neo4j_settings: ConnectionSettings, profile_id: str) -> tuple[ReverieSettings, int, int]:
+    """Settings that reach the real Neo4j through a relay on a free port: those settings, the
+    relay's port and the real Neo4j's port."""
+    port = free_port()
+    target = urlparse(neo4j_settings.uri).port
+    assert target is not None
+    settings = ReverieSettings(
+        neo4j_uri=f"bolt://127.0.0.1:{port}",
+        neo4j_username=neo4j_settings.username,
+        neo4j_password=neo4j_settings.password,
+        reverie_profile=profile_id,
+    )
+    return settings, port, target
 
 
 async def test_a_tool_call_fails_clearly_while_neo4j_is_down_and_works_once_it_is_back(
     neo4j_settings: ConnectionSettings, profile_id: str
 ) -> None:
-    port = free_port()
-    uri = f"bolt://127.0.0.1:{port}"
-    target = urlparse(neo4j_settings.uri).port
-    assert target is not None
-    settings = ReverieSettings(
-        neo4j_uri=uri,
-        neo4j_username=neo4j_settings.username,
-        neo4j_password=neo4j_settings.password,
-        reverie_profile=profile_id,
-    )
+    settings, port, target = relayed_settings(neo4j_settings, profile_id)
     async with Client(build_server(settings, "stdio")) as client:
         async with relay(port, target):
             stored = structured(await client.call_tool("remember", {"content": "The relay is up."}))
         down = error_text(await client.call_tool("recall_memory", {"query": "relay"}))
-        assert uri in down and "cannot be reached" in down
+        assert settings.neo4j_uri in down and "cannot be reached" in down
         async with relay(port, target):
             found = structured(await client.call_tool("recall_memory", {"query": "relay"}))
+    assert [item["id"] for item in found["results"]] == [stored["fragment"]["id"]]
+
+
+async def test_a_frozen_neo4j_fails_a_call_within_seconds_and_the_next_call_works_once_it_thaws(
+    neo4j_settings: ConnectionSettings, profile_id: str
+) -> None:
+    settings, port, target = relayed_settings(neo4j_settings, profile_id)
+    settings = settings.model_copy(update={"neo4j_timeout": 3.0})
+    async with Client(build_server(settings, "stdio")) as client, relay(port, target) as forwarding:
+        stored = structured(await client.call_tool("remember", {"content": "The glacier moved."}))
+        # A recall first, so that the driver holds idle connections: a frozen server keeps them
+        # open, and a call sent on one waits for an answer that never comes.
+        structured(await client.call_tool("recall_memory", {"query": "glacier"}))
+        forwarding.freeze()
+        began = time.perf_counter()
+        frozen = error_text(await client.call_tool("recall_memory", {"query": "glacier"}))
+        waited = time.perf_counter() - began
+        print(f"\nfrozen Neo4j: the call failed after {waited:.1f} s")
+        assert settings.neo4j_uri in frozen and "did not answer within 3 s" in frozen, frozen
+        assert "internal error" not in frozen
+        forwarding.thaw()
+        found = structured(await client.call_tool("recall_memory", {"query": "glacier"}))
     assert [item["id"] for item in found["results"]] == [stored["fragment"]["id"]]
 
 

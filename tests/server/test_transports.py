@@ -202,7 +202,21 @@ async def test_http_without_a_valid_token_gets_401(
     async with httpx2.AsyncClient(timeout=30) as http:
         response = await http.post(http_server.url, json=INITIALIZE, headers=headers)
     assert response.status_code == 401
-    assert response.headers.get("www-authenticate", "").startswith("Bearer")
+    challenge = response.headers.get("www-authenticate", "")
+    assert challenge.startswith("Bearer")
+    # Plain bearer tokens: no pointer to OAuth metadata naming an authorization server that does
+    # not exist.
+    assert "resource_metadata" not in challenge
+
+
+async def test_http_advertises_no_oauth_metadata(http_server: HttpServer) -> None:
+    async with httpx2.AsyncClient(base_url=http_server.base, timeout=30) as http:
+        for path in (
+            "/.well-known/oauth-protected-resource/mcp",
+            "/.well-known/oauth-protected-resource",
+            "/.well-known/oauth-authorization-server",
+        ):
+            assert (await http.get(path)).status_code == 404, path
 
 
 async def test_http_read_only_token_recalls_but_cannot_remember(http_server: HttpServer) -> None:
@@ -299,6 +313,33 @@ def test_inspector_cli_lists_and_calls_tools(inspector: Path, server_env: dict[s
     assert code == 0
     fragment_id = stored["structuredContent"]["fragment"]["id"]
     assert [item["id"] for item in found["structuredContent"]["results"]] == [fragment_id]
+
+
+def run_inspector_http(inspector: Path, server: HttpServer, token: str) -> subprocess.CompletedProcess[str]:
+    """The README's command against `reverie serve --transport http`."""
+    return subprocess.run(
+        [
+            str(inspector), "--cli", "--transport", "http", "--server-url", server.url,
+            "--header", f"Authorization: Bearer {token}", "--method", "tools/list",
+        ],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )  # fmt: skip
+
+
+def test_inspector_cli_lists_tools_over_http_with_a_bearer_token(
+    inspector: Path, http_server: HttpServer
+) -> None:
+    listed = run_inspector_http(inspector, http_server, http_server.read_token)
+    assert listed.returncode == 0, listed.stderr
+    names = {tool["name"] for tool in json.loads(listed.stdout)["tools"]}
+    assert names >= MEMORY_TOOLS
+
+    refused = run_inspector_http(inspector, http_server, "not-a-token-of-this-server")
+    assert refused.returncode != 0 and '"tools"' not in refused.stdout
 
 
 def test_inspector_cli_reports_a_tool_error(inspector: Path, server_env: dict[str, str]) -> None:

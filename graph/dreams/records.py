@@ -1,0 +1,291 @@
+"""What the dream phase and the dreaming tools read back from the graph, as frozen records with
+one parser each.
+
+Rows come from the queries in `graph/dreams/queries.py`; past the parser the code reads typed
+fields, so a renamed column fails here, in one place, not deep in a rule. A row that becomes a
+view the tools return (`DreamSummary`, `Dream`, `RelatedDream`) is parsed by that model's
+validation, in one function here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final, Literal
+
+from graph.dreams.models import (
+    Dream,
+    DreamStatus,
+    DreamSummary,
+    PhaseReport,
+    RunStatus,
+    Trigger,
+)
+from graph.embedding.catalog import cosine_of_score
+from graph.errors import CycleAlreadyRunningError
+from graph.memory.models import RelatedDream
+from graph.rows import Row, one_of
+
+MemoryKind = Literal["fact", "fragment"]
+OVERRIDE_PREFIX: Final = "dreaming_"
+
+# --- memories and their neighbourhoods -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Memory:
+    kind: MemoryKind
+    id: str
+    text: str
+    quality: float
+    created_at: datetime
+    occurred_at: datetime
+
+    def when(self) -> datetime:
+        return self.occurred_at
+
+
+def memory_from_row(row: Row) -> Memory:
+    """A memory read by a dream query (`kind` and `MEMORY_FIELDS` in `graph/dreams/queries.py`)."""
+    return Memory(
+        kind=one_of(MemoryKind, row["kind"], "kind"),
+        id=row["id"],
+        text=row["text"],
+        quality=float(row["quality"]),
+        created_at=row["created_at"],
+        occurred_at=row["occurred_at"],
+    )
+
+
+@dataclass(frozen=True)
+class EmbeddedMemory:
+    """A memory with its vector, as the whole profile's meaning space is read."""
+
+    memory: Memory
+    embedding: Sequence[float]
+
+    @classmethod
+    def from_row(cls, row: Row) -> EmbeddedMemory:
+        """From `PROFILE_VECTORS`."""
+        return cls(memory_from_row(row), row["embedding"])
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """A memory near one of the members asked about, with their plain cosine (-1..1)."""
+
+    member_id: str
+    memory: Memory
+    cosine: float
+
+    @classmethod
+    def from_row(cls, row: Row) -> Neighbour:
+        """From `NEAREST_NEIGHBOURS` (Neo4j's 0..1 score)."""
+        return cls(str(row["member_id"]), memory_from_row(row), cosine_of_score(float(row["score"])))
+
+
+@dataclass(frozen=True)
+class PairCosine:
+    """Two memories' plain cosine (-1..1)."""
+
+    first: str
+    second: str
+    cosine: float
+
+    @classmethod
+    def from_row(cls, row: Row) -> PairCosine:
+        """From `PAIR_SIMILARITY` (Neo4j's 0..1 score)."""
+        return cls(str(row["first"]), str(row["second"]), cosine_of_score(float(row["score"])))
+
+
+@dataclass(frozen=True)
+class WordMatch:
+    """A memory that shares words with a seed, found by a fulltext index."""
+
+    seed_id: str
+    memory: Memory
+
+    @classmethod
+    def from_row(cls, row: Row) -> WordMatch:
+        """From `RELATED_MEMORIES`."""
+        return cls(str(row["seed_id"]), memory_from_row(row))
+
+
+@dataclass(frozen=True)
+class TermFrequency:
+    """How many live fragments of the profile use a term (capped)."""
+
+    term: str
+    frequency: int
+
+    @classmethod
+    def from_row(cls, row: Row) -> TermFrequency:
+        """From `TERM_FREQUENCY`."""
+        return cls(str(row["term"]), int(row["frequency"]))
+
+
+def linked_ids_from_rows(rows: Iterable[Row]) -> dict[str, set[str]]:
+    """From `FACT_EVIDENCE_IDS` (the fragments behind each fact) and `DREAM_PARTNERS` (the
+    memories each one was already dreamed with): a memory's id, and the ids linked to it."""
+    return {str(row["id"]): set(row["linked"]) for row in rows}
+
+
+def pair_key_from_row(row: Row) -> str:
+    """From `DREAMED_PAIRS`: the key of a pair some dream was made of."""
+    return str(row["pair_key"])
+
+
+# --- the profile, the cycle lock and the runs ----------------------------------------------
+
+
+def overrides_of(stored: Mapping[str, Any]) -> dict[str, Any]:
+    """The dreaming overrides among a Profile node's properties, keyed by setting name."""
+    return {
+        key[len(OVERRIDE_PREFIX) :]: value for key, value in stored.items() if key.startswith(OVERRIDE_PREFIX)
+    }
+
+
+@dataclass(frozen=True)
+class StoredProfile:
+    """The Profile node as dreaming reads it: when it was created and its dreaming overrides."""
+
+    created_at: datetime | None
+    overrides: Mapping[str, Any]
+
+    @classmethod
+    def from_row(cls, row: Row | None) -> StoredProfile:
+        """From `PROFILE_SETTINGS`; no row is a profile not stored yet."""
+        stored = row["profile"] if row is not None else {}
+        return cls(stored.get("created_at"), overrides_of(stored))
+
+
+@dataclass(frozen=True)
+class CycleLock:
+    """Who holds the profile's cycle lock, and until when."""
+
+    holder: str | None
+    lease_expires_at: datetime | None
+
+    @classmethod
+    def from_row(cls, row: Row) -> CycleLock:
+        """From `CLAIM_CYCLE_LOCK`."""
+        return cls(row["holder"], row["lease"])
+
+    def ensure_free(self, now: datetime) -> None:
+        """Refuse while another cycle holds the lock with a lease still running at `now`."""
+        if self.holder and self.lease_expires_at is not None and self.lease_expires_at > now:
+            raise CycleAlreadyRunningError(self.holder, self.lease_expires_at.isoformat())
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """A DreamRun node as stored; its phase reports are kept as one JSON text so a run is one node."""
+
+    id: str
+    trigger: Trigger
+    run_date: str
+    status: RunStatus
+    started_at: datetime
+    completed_at: datetime | None
+    lease_expires_at: datetime | None
+    late: bool
+    phases: tuple[PhaseReport, ...]
+    error: str | None
+
+    @classmethod
+    def from_row(cls, row: Row) -> StoredRun:
+        """From a query's `run` column (`LATEST_RUN`, `RECENT_RUNS`)."""
+        run = row["run"]
+        return cls(
+            id=run["id"],
+            trigger=one_of(Trigger, run["trigger"], "trigger"),
+            run_date=run["run_date"],
+            status=one_of(RunStatus, run["status"], "status"),
+            started_at=run["started_at"],
+            completed_at=run.get("completed_at"),
+            lease_expires_at=run.get("lease_expires_at"),
+            late=run.get("late") or False,
+            phases=tuple(map(PhaseReport.model_validate, json.loads(run.get("phases") or "[]"))),
+            error=run.get("error"),
+        )
+
+
+@dataclass(frozen=True)
+class RecentRun:
+    """A past run and the status today of each dream it proposed."""
+
+    run: StoredRun
+    dream_statuses: tuple[DreamStatus, ...]
+
+    @classmethod
+    def from_row(cls, row: Row) -> RecentRun:
+        """From `RECENT_RUNS`."""
+        return cls(StoredRun.from_row(row), tuple(DreamStatus(status) for status in row["dream_statuses"]))
+
+
+# --- dreams --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OpenDream:
+    """An open dream as re-evaluation reads it: its status and the state of each source."""
+
+    id: str
+    status: DreamStatus
+    source_count: int  # how many sources it was dreamed from
+    sources: tuple[tuple[str, str], ...]  # (id, status) of each source still in the graph
+
+    @classmethod
+    def from_row(cls, row: Row) -> OpenDream:
+        """From `OPEN_DREAMS_BATCH`."""
+        sources = tuple((str(source["id"]), str(source["status"])) for source in row["sources"])
+        return cls(str(row["id"]), DreamStatus(row["status"]), int(row["source_count"] or 0), sources)
+
+
+@dataclass(frozen=True)
+class StatusCount:
+    """How many of the profile's dreams are in one status."""
+
+    status: DreamStatus
+    count: int
+
+    @classmethod
+    def from_row(cls, row: Row) -> StatusCount:
+        """From `DREAM_COUNTS`."""
+        return cls(DreamStatus(row["status"]), int(row["count"]))
+
+
+def dream_status_from_row(row: Row) -> DreamStatus:
+    """From `LOCK_DREAM`: the status of the dream just locked."""
+    return DreamStatus(row["status"])
+
+
+def dream_summary_from_row(row: Row) -> DreamSummary:
+    """From `LIST_DREAMS`."""
+    return DreamSummary.model_validate(row["dream"])
+
+
+def dream_from_row(row: Row) -> Dream:
+    """From `GET_DREAM`: the dream, its sources (every one with its words) and the feedback on it.
+    A property the dream node lacks reads as null."""
+    stored = row["dream"]
+    fields = {name: stored.get(name) for name in Dream.model_fields if name not in ("sources", "feedback")}
+    return Dream.model_validate({**fields, "sources": row["sources"], "feedback": row["feedback"]})
+
+
+def related_dream_from_row(row: Row) -> RelatedDream:
+    """From `RELATED_DREAMS`: lane 0 cites recalled memories (`shared`), lane 1 matches the words."""
+    dream = row["dream"]
+    shared = ", ".join(row["shared"])
+    reason = f"cites recalled memory {shared}" if row["lane"] == 0 else "its text matches the query"
+    return RelatedDream(
+        dream_id=dream["id"],
+        hypothesis=dream["hypothesis"],
+        status=dream["status"],
+        likelihood=dream["likelihood"],
+        confidence=dream["confidence"],
+        reason=reason,
+        source_ids=list(row["source_ids"]),
+    )

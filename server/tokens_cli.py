@@ -35,10 +35,12 @@ def _create(args: argparse.Namespace) -> None:
 def _list(args: argparse.Namespace) -> None:
     path = load_settings().tokens_path
     grants = load_token_file(path).tokens
-    for grant in grants:
-        print(f"{grant.fingerprint}  {grant.name or '-':<16}  {grant.profile:<24}  {','.join(grant.scopes)}")
     if not grants:
         print(f"No tokens in {path}; add one with `reverie token create --profile NAME`.")
+        return
+    print(f"{'fingerprint':<12}  {'name':<16}  {'profile':<24}  scopes")
+    for grant in grants:
+        print(f"{grant.fingerprint}  {grant.name or '-':<16}  {grant.profile:<24}  {','.join(grant.scopes)}")
 
 
 def _revoke(args: argparse.Namespace) -> None:

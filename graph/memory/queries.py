@@ -249,6 +249,10 @@ RETRACT_FACT = ScopedQuery(
     RETURN already, current, f.slot AS slot
     """,
 )
+GET_FACT = ScopedQuery(
+    "get_fact",
+    f"MATCH (f:Fact {{profile_id: $profile_id, id: $id}}) RETURN {{{FACT_FIELDS}}} AS fact",
+)
 # Retracting the fact that replaced an older one withdraws the replacement as wrong, so the
 # older fact is current again: with its own validity (its claim's), while its claim still has
 # active evidence and nothing else holds the slot. The replacement edge goes; the retracted

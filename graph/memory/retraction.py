@@ -72,10 +72,14 @@ async def _retract_in(
     # sees either the slot before this retraction or after it is settled, never between.
     await tx.run(q.LOCK_SLOT_ACTIVE_FACTS, slot=retraction.slot, now=now)
     reinstated = await tx.single(q.REINSTATE_REPLACED_FACT, id=item_id, now=now)
+    reconsidered = await _reconsider_questions(tx, item_id, verifier, now)
+    if reinstated is not None:
+        # Read again: a reconsidered claim may have replaced it in this same transaction.
+        reinstated = await tx.one(q.GET_FACT, id=fact_view(reinstated).id)
     return result.model_copy(
         update={
             "reinstated_fact": fact_view(reinstated) if reinstated else None,
-            "reconsidered_claims": await _reconsider_questions(tx, item_id, verifier, now),
+            "reconsidered_claims": reconsidered,
         }
     )
 

@@ -233,8 +233,11 @@ async def test_a_question_about_a_retracted_replacement_is_asked_again_about_the
 
     assert result.reinstated_fact is not None and result.reinstated_fact.object == "Acme Corp"
     [reconsidered] = result.reconsidered_claims
-    # Gamma's claim is stronger than the reinstated Acme fact, so it replaces it.
-    assert reconsidered.outcome is PromotionOutcome.PROMOTED
+    # Gamma's claim is stronger than the reinstated Acme fact, so it replaces it at once, and
+    # the result shows Acme as it ended up.
+    assert reconsidered.outcome is PromotionOutcome.PROMOTED and reconsidered.fact is not None
     assert reconsidered.superseded_fact_id == result.reinstated_fact.id
+    assert result.reinstated_fact.status is FactStatus.SUPERSEDED
+    assert result.reinstated_fact.superseded_by == reconsidered.fact.id
     assert await active_objects(graph) == ["Gamma Inc"]
     assert (await health(graph)).counts.open_clarifications == 0

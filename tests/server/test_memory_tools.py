@@ -14,6 +14,7 @@ from mcp_types import CallToolResult
 from graph.access import ConnectionSettings
 from graph.memory.policy import PREDICATE_RULES
 from server.app import build_server
+from tests.conftest import TEST_PROFILE_PREFIX
 from tests.server.conftest import CallTool, error_text, settings_for, structured
 
 pytestmark = pytest.mark.anyio
@@ -59,7 +60,9 @@ def ids_of(found: dict[str, Any], kind: str) -> list[str]:
 @pytest.fixture
 async def other_client(neo4j_settings: ConnectionSettings) -> AsyncIterator[Client]:
     """A second host on the same database, signed in as another profile."""
-    server = build_server(settings_for(neo4j_settings, f"t-{uuid.uuid4().hex[:12]}"), "stdio")
+    server = build_server(
+        settings_for(neo4j_settings, f"{TEST_PROFILE_PREFIX}{uuid.uuid4().hex[:12]}"), "stdio"
+    )
     async with Client(server) as connected:
         yield connected
 

@@ -112,6 +112,7 @@ def test_token_list_shows_names_profiles_scopes_and_fingerprints_never_a_token(t
     rows = [line.split() for line in listed.stdout.splitlines()]
     fingerprints = {grant.name: grant.fingerprint for grant in load_token_file(tokens).tokens}
     assert rows == [
+        ["fingerprint", "name", "profile", "scopes"],
         [fingerprints["laptop"], "laptop", "alice", "read,write"],
         [fingerprints["phone"], "phone", "bob", "read"],
     ]

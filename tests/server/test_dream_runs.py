@@ -8,7 +8,7 @@ from mcp import Client
 from graph.access import ConnectionSettings
 from server.app import build_server
 from tests.server.conftest import CallTool, error_text, run_reverie, settings_for, structured
-from tests.server.test_dreaming_tools import remember_all
+from tests.server.support import remember_all
 
 pytestmark = pytest.mark.anyio
 

@@ -17,7 +17,7 @@ from mcp_types import CreateMessageRequestParams, CreateMessageResult, ErrorData
 from graph.access import ConnectionSettings
 from server.app import build_server
 from tests.server.conftest import settings_for, structured
-from tests.server.test_dreaming_tools import MEMORIES
+from tests.server.support import MEMORIES
 
 pytestmark = pytest.mark.anyio
 Answer = CreateMessageResult | ErrorData

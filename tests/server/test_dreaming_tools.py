@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-from typing import Any
 
 import anyio
 import pytest
@@ -16,30 +15,9 @@ from graph.dreams.cycle import CycleRequest, run_cycle
 from graph.dreams.models import DreamRun
 from server.app import build_server
 from tests.server.conftest import CallTool, error_text, run_reverie, settings_for, structured
+from tests.server.support import MEMORIES, claim_of, first_dream, promote, remember_all
 
 pytestmark = pytest.mark.anyio
-
-MEMORIES = [
-    "I started training for the Lisbon marathon in April; long runs on Sundays.",
-    "My knee has been sore after long runs, the physio suggested strength work.",
-    "I love baking sourdough bread on weekends, my starter is called Herbert.",
-    "Herbert the sourdough starter needs feeding twice a day with rye flour.",
-    "We are planning a trip to Lisbon in October to visit my sister Ana.",
-    "Ana works as an architect in Lisbon and restores old tiled buildings.",
-    "I have been learning Portuguese with a tutor every Tuesday evening.",
-    "My Portuguese tutor recommended reading Saramago novels to practise.",
-    "I switched my team's CI to GitHub Actions and builds got faster.",
-    "Our flaky integration tests in CI keep failing on the Neo4j container.",
-    "I read a Saramago novel on the flight, Blindness, and loved it.",
-    "The physio said to reduce mileage before the marathon taper.",
-]
-
-
-async def remember_all(call: CallTool) -> list[str]:
-    ids = []
-    for text in MEMORIES:
-        ids.append((await call("remember", content=text))["fragment"]["id"])
-    return ids
 
 
 async def test_a_cycle_proposes_dreams_that_name_what_links_their_sources(call: CallTool) -> None:
@@ -90,13 +68,6 @@ async def test_a_second_cycle_while_one_runs_gets_a_clear_refusal(
     assert (await call("dreaming_status"))["latest_run"]["run_id"] == runs[0].run_id
 
 
-async def first_dream(call: CallTool, **arguments: object) -> dict[str, object]:
-    run = await call("run_dreaming_cycle", **arguments)
-    dream_ids = next(phase for phase in run["phases"] if phase["phase"] == "dream")["dream_ids"]
-    assert dream_ids, run
-    return await call("get_dream", dream_id=dream_ids[0])
-
-
 async def test_a_rejected_pair_never_comes_back(call: CallTool) -> None:
     await remember_all(call)
     dream = await first_dream(call, max_outputs=50)
@@ -136,31 +107,11 @@ async def test_feedback_follows_the_lifecycle_and_final_states_refuse_changes(
     assert after["status"] == "rejected" and len(after["feedback"]) == 3
 
 
-def confirmed(predicate: str, obj: str, subject: str = "user") -> dict[str, object]:
-    return {
-        "subject": subject,
-        "predicate": predicate,
-        "object": obj,
-        "extract_conf": 0.9,
-        "resolution_conf": 0.9,
-    }
-
-
-async def promote(call: CallTool, dream_id: object, words: str, *claims: dict[str, object]) -> dict[str, Any]:
-    return await call(
-        "resolve_dream_feedback",
-        dream_id=dream_id,
-        decision="promote_candidate",
-        feedback=words,
-        claims=list(claims),
-    )
-
-
 async def test_a_confirmed_dream_whose_claim_passes_the_gates_becomes_a_fact(call: CallTool) -> None:
     await remember_all(call)
     dream = await first_dream(call)
     words = "Yes! I love reading Saramago novels, my tutor got me hooked."
-    promoted = await promote(call, dream["id"], words, confirmed("likes", "Saramago novels"))
+    promoted = await promote(call, dream["id"], words, claim_of("likes", "Saramago novels"))
     report = promoted["promotion"]
     assert promoted["dream"]["status"] == "promoted"
     assert report["outcome"] == "promoted" and report["fragment_label"] == "dream_feedback"
@@ -175,7 +126,7 @@ async def test_a_confirmed_dream_whose_claim_passes_the_gates_becomes_a_fact(cal
 async def test_a_confirmation_with_weak_evidence_stays_a_candidate(call: CallTool) -> None:
     await remember_all(call)
     dream = await first_dream(call)
-    weak = {**confirmed("likes", "Saramago novels"), "extract_conf": 0.5}
+    weak = {**claim_of("likes", "Saramago novels"), "extract_conf": 0.5}
     report = (await promote(call, dream["id"], "I suppose I like Saramago novels.", weak))["promotion"]
     assert report["outcome"] == "not_promoted"
     claim = report["claims"][0]
@@ -184,11 +135,11 @@ async def test_a_confirmation_with_weak_evidence_stays_a_candidate(call: CallToo
 
 
 async def test_a_confirmation_in_conflict_with_a_fact_opens_a_clarification(call: CallTool) -> None:
-    await call("remember", content="I work at Acme Corp.", claims=[confirmed("works_at", "Acme Corp")])
+    await call("remember", content="I work at Acme Corp.", claims=[claim_of("works_at", "Acme Corp")])
     await remember_all(call)
     dream = await first_dream(call)
     words = "Right, and I work at Beta Labs now."
-    report = (await promote(call, dream["id"], words, confirmed("works_at", "Beta Labs")))["promotion"]
+    report = (await promote(call, dream["id"], words, claim_of("works_at", "Beta Labs")))["promotion"]
     assert report["outcome"] == "not_promoted"
     assert report["claims"][0]["outcome"] == "clarification_required"
     assert report["clarifications"] and report["claims"][0]["clarification"]["id"]
@@ -198,7 +149,7 @@ async def test_the_dreams_own_text_never_counts_as_evidence(call: CallTool) -> N
     await remember_all(call)
     dream = await first_dream(call)
     # The claim restates the dream's hypothesis, which the person's words do not contain.
-    restated = confirmed("has_goal", str(dream["hypothesis"])[:400])
+    restated = claim_of("has_goal", str(dream["hypothesis"])[:400])
     report = (await promote(call, dream["id"], "Yes.", restated))["promotion"]
     assert report["outcome"] == "not_promoted"
     assert report["claims"][0]["verdict"] != "entailed" and report["claims"][0]["fact"] is None
@@ -216,7 +167,7 @@ async def test_promotion_without_claims_keeps_the_words_and_says_what_is_missing
     assert (await call("get_dream", dream_id=dream["id"]))["status"] == "proposed"
     misplaced = await client.call_tool(
         "resolve_dream_feedback",
-        {"dream_id": dream["id"], "decision": "reinforce", "claims": [confirmed("likes", "bread")]},
+        {"dream_id": dream["id"], "decision": "reinforce", "claims": [claim_of("likes", "bread")]},
     )
     assert "promote_candidate" in error_text(misplaced)
     report = (await promote(call, dream["id"], "Yes, these belong together."))["promotion"]
@@ -337,7 +288,7 @@ def operator(env: dict[str, str], *arguments: str) -> subprocess.CompletedProces
     return run_reverie(env, "dream", *arguments, "--profile", env["REVERIE_PROFILE"])
 
 
-async def test_an_operator_promotes_a_dream_with_the_claims_the_person_confirmed(
+async def test_an_operator_promotes_a_dream_with_the_claims_the_person_claim_of(
     call: CallTool, server_env: dict[str, str]
 ) -> None:
     await remember_all(call)
@@ -351,7 +302,7 @@ async def test_an_operator_promotes_a_dream_with_the_claims_the_person_confirmed
     assert (await call("get_dream", dream_id=dream["id"]))["status"] == dream["status"]
     done = operator(
         server_env, "resolve", dream["id"], "--decision", "promote_candidate", "--feedback", words,
-        "--claim", json.dumps(confirmed("likes", "Saramago novels")), "--json",
+        "--claim", json.dumps(claim_of("likes", "Saramago novels")), "--json",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)["promotion"]

@@ -7,12 +7,11 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from neo4j import AsyncGraphDatabase
 
 from graph.access import ConnectionSettings
 from server.app import build_server
 from tests.server.conftest import CallTool, error_text, settings_for, structured
-from tests.server.test_dreaming_tools import MEMORIES, confirmed, promote
+from tests.server.support import MEMORIES, claim_of, database, promote
 
 pytestmark = pytest.mark.anyio
 
@@ -30,16 +29,6 @@ WHERE any(text IN texts WHERE toLower(text) CONTAINS $word)
 RETURN owner, key
 """
 NODE_BY_ID = "MATCH (n {profile_id: $profile_id, id: $id}) RETURN labels(n) AS labels, properties(n) AS props"
-
-
-async def database(settings: ConnectionSettings, query: str, **params: Any) -> list[dict[str, Any]]:
-    auth = (settings.username, settings.password)
-    async with (
-        AsyncGraphDatabase.driver(settings.uri, auth=auth) as driver,
-        driver.session(database=settings.database) as session,
-    ):
-        result = await session.run(query, params)
-        return [dict(record) async for record in result]
 
 
 def marker() -> str:
@@ -63,14 +52,14 @@ async def test_forgetting_leaves_the_words_nowhere_in_the_database(
     word = marker()
     said = f"I love training with coach {word} for the Lisbon marathon, long runs on Sundays."
     stored = await call(
-        "remember", content=said, idempotency_key="chat-7", claims=[confirmed("likes", f"coach {word}")]
+        "remember", content=said, idempotency_key="chat-7", claims=[claim_of("likes", f"coach {word}")]
     )
     fragment_id = stored["fragment"]["id"]
     for text in MEMORIES:
         await call("remember", content=text)
     dream = await dream_citing(call, fragment_id)
     words = f"Yes, I love how coach {word} sent me to the physio about my knee."
-    promoted = await promote(call, dream["id"], words, confirmed("likes", f"coach {word}"))
+    promoted = await promote(call, dream["id"], words, claim_of("likes", f"coach {word}"))
     confirmation_id = promoted["promotion"]["fragment_id"]
     found_before = await database(neo4j_settings, WORD_ANYWHERE, word=word.lower())
     assert {row["key"] for row in found_before} >= {"text", "object", "feedback"}  # the check can see them
@@ -134,7 +123,7 @@ async def test_forgetting_a_fact_takes_its_claim_and_names_the_fragments_that_st
     call: CallTool,
 ) -> None:
     stored = await call(
-        "remember", content="I work at Acme Corp.", claims=[confirmed("works_at", "Acme Corp")]
+        "remember", content="I work at Acme Corp.", claims=[claim_of("works_at", "Acme Corp")]
     )
     [claim] = stored["claims"]
     fact_id = claim["fact"]["id"]
@@ -155,8 +144,8 @@ async def test_forgetting_a_fact_takes_its_claim_and_names_the_fragments_that_st
 async def test_a_whole_history_of_one_slot_can_be_forgotten_at_once(
     call: CallTool, neo4j_settings: ConnectionSettings, profile_id: str
 ) -> None:
-    acme = await call("remember", content="I work at Acme Corp.", claims=[confirmed("works_at", "Acme Corp")])
-    beta = await call("remember", content="I work at Beta Labs.", claims=[confirmed("works_at", "Beta Labs")])
+    acme = await call("remember", content="I work at Acme Corp.", claims=[claim_of("works_at", "Acme Corp")])
+    beta = await call("remember", content="I work at Beta Labs.", claims=[claim_of("works_at", "Beta Labs")])
     answer = await call("confirm_memory", claim_id=beta["claims"][0]["claim_id"], decision="accept_claim")
     assert answer["claim"]["superseded_fact_id"] == acme["claims"][0]["fact"]["id"]
 
@@ -173,11 +162,9 @@ async def test_a_whole_history_of_one_slot_can_be_forgotten_at_once(
 
 
 async def test_a_claim_said_twice_survives_forgetting_one_of_the_fragments(call: CallTool) -> None:
-    first = await call(
-        "remember", content="I work at Acme Corp.", claims=[confirmed("works_at", "Acme Corp")]
-    )
+    first = await call("remember", content="I work at Acme Corp.", claims=[claim_of("works_at", "Acme Corp")])
     second = await call(
-        "remember", content="Still at Acme Corp, since 2019.", claims=[confirmed("works_at", "Acme Corp")]
+        "remember", content="Still at Acme Corp, since 2019.", claims=[claim_of("works_at", "Acme Corp")]
     )
     fact_id = first["claims"][0]["fact"]["id"]
 
@@ -193,8 +180,8 @@ async def test_a_claim_said_twice_survives_forgetting_one_of_the_fragments(call:
 async def test_a_question_about_a_forgotten_fact_goes_and_its_rival_is_a_candidate_again(
     call: CallTool,
 ) -> None:
-    acme = await call("remember", content="I work at Acme Corp.", claims=[confirmed("works_at", "Acme Corp")])
-    beta = await call("remember", content="I work at Beta Labs.", claims=[confirmed("works_at", "Beta Labs")])
+    acme = await call("remember", content="I work at Acme Corp.", claims=[claim_of("works_at", "Acme Corp")])
+    beta = await call("remember", content="I work at Beta Labs.", claims=[claim_of("works_at", "Beta Labs")])
     [rival] = beta["claims"]
     assert rival["outcome"] == "clarification_required"
 

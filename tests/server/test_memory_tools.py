@@ -16,31 +16,9 @@ from graph.memory.policy import PREDICATE_RULES
 from server.app import build_server
 from tests.conftest import TEST_PROFILE_PREFIX
 from tests.server.conftest import CallTool, error_text, settings_for, structured
+from tests.server.support import claim_of, works_at
 
 pytestmark = pytest.mark.anyio
-
-
-def works_at(company: str, extract: float = 0.9, resolution: float = 0.8) -> dict[str, object]:
-    return {
-        "subject": "user",
-        "predicate": "works_at",
-        "object": company,
-        "extract_conf": extract,
-        "resolution_conf": resolution,
-    }
-
-
-def claim_of(
-    predicate: str, obj: str, extract: float = 0.9, resolution: float = 0.9, **extra: object
-) -> dict[str, object]:
-    return {
-        "subject": "user",
-        "predicate": predicate,
-        "object": obj,
-        "extract_conf": extract,
-        "resolution_conf": resolution,
-        **extra,
-    }
 
 
 async def first_claim(call: CallTool, content: str, *claims: dict[str, object]) -> dict[str, Any]:

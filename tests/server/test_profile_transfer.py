@@ -12,8 +12,7 @@ from mcp import Client
 from graph.access import ConnectionSettings
 from server.app import build_server
 from tests.server.conftest import CallTool, run_reverie, settings_for, structured
-from tests.server.test_forgetting import database
-from tests.server.test_profiles_cli import ANY_NODE, fill
+from tests.server.support import ANY_NODE, database, fill
 
 pytestmark = pytest.mark.anyio
 

@@ -10,25 +10,9 @@ from mcp import Client
 from graph.access import ConnectionSettings
 from server.app import build_server
 from tests.server.conftest import CallTool, run_reverie, settings_for, structured
-from tests.server.test_dreaming_tools import MEMORIES, confirmed
-from tests.server.test_forgetting import database
+from tests.server.support import ANY_NODE, MEMORIES, database, fill
 
 pytestmark = pytest.mark.anyio
-
-ANY_NODE = "MATCH (n) WHERE n.profile_id = $profile_id RETURN count(n) AS nodes"
-
-
-async def fill(call: CallTool) -> None:
-    """One of every kind of node a profile can hold."""
-    for text in MEMORIES:
-        await call("remember", content=text)
-    await call("remember", content="I work at Acme Corp.", claims=[confirmed("works_at", "Acme Corp")])
-    await call("remember", content="I work at Beta Labs.", claims=[confirmed("works_at", "Beta Labs")])
-    run = await call("run_dreaming_cycle", max_outputs=3)
-    dream_id = next(phase for phase in run["phases"] if phase["phase"] == "dream")["dream_ids"][0]
-    await call("resolve_dream_feedback", dream_id=dream_id, decision="reinforce")
-    kept = await call("remember", content="My locker code is 4417.")
-    await call("forget_memory", ids=[kept["fragment"]["id"]])
 
 
 async def test_a_profile_is_listed_then_erased_whole_and_only_with_yes(

@@ -19,6 +19,7 @@ from graph.localdb import free_port
 from server.app import build_server
 from server.settings import ReverieSettings
 from tests.server.conftest import error_text, run_reverie, structured
+from tests.server.support import start_failure
 
 pytestmark = pytest.mark.anyio
 
@@ -136,15 +137,6 @@ def test_a_malformed_setting_stops_the_start_and_names_it(name: str, value: str)
     )
     assert done.returncode == 2
     assert name in done.stderr, done.stderr
-
-
-def start_failure(env: dict[str, str], *arguments: str) -> str:
-    """`reverie serve ...` that must stop at once: exit 2, one line naming the fix, no traceback."""
-    done = run_reverie(env, "serve", *arguments, timeout=120)
-    assert done.returncode == 2, done.stderr
-    assert "Traceback" not in done.stderr and done.stderr.startswith("reverie: "), done.stderr
-    assert "is serving" not in done.stderr and "token for profile" not in done.stderr
-    return done.stderr
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,7 @@ from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from tests.server.conftest import CallTool, HttpServer
-from tests.server.test_dreaming_tools import first_dream, remember_all
+from tests.server.support import first_dream, remember_all
 
 pytestmark = pytest.mark.anyio
 

@@ -18,7 +18,7 @@ from mcp import Client
 
 from graph.dreams.lease import ABANDONED, HEARTBEAT, LEASE, RELEASED
 from tests.server.conftest import CallTool, error_text, run_reverie
-from tests.server.test_dreaming_tools import MEMORIES
+from tests.server.support import MEMORIES
 
 pytestmark = pytest.mark.anyio
 

@@ -18,8 +18,7 @@ from graph.localdb import free_port
 from server.auth import add_token, load_token_file
 from server.token_registry import TokenRegistry
 from tests.server.conftest import REVERIE, HttpServer, run_reverie
-from tests.server.test_recovery import start_failure
-from tests.server.test_transports import INITIALIZE
+from tests.server.support import INITIALIZE, start_failure
 
 pytestmark = pytest.mark.anyio
 

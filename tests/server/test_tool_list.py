@@ -14,8 +14,7 @@ from jsonschema.validators import validator_for
 from mcp import Client
 
 from tests.server.conftest import structured
-from tests.server.test_dreaming_tools import confirmed, promote, remember_all
-from tests.server.test_memory_tools import works_at
+from tests.server.support import claim_of, promote, remember_all, works_at
 
 pytestmark = pytest.mark.anyio
 
@@ -56,7 +55,7 @@ async def test_every_tools_result_validates_against_its_output_schema(client: Cl
     await call("run_dreaming_cycle", max_outputs=3)
     [dream, *_] = (await call("list_dreams"))["dreams"]
     await call("get_dream", dream_id=dream["id"])
-    await promote(call, dream["id"], "Yes, I love Saramago.", confirmed("likes", "Saramago"))
+    await promote(call, dream["id"], "Yes, I love Saramago.", claim_of("likes", "Saramago"))
     await call("list_dream_runs")
     await call("dreaming_status")
     await call("configure_dreaming", timezone="Europe/Lisbon")

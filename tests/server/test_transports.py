@@ -30,6 +30,7 @@ from tests.server.conftest import (
     run_reverie,
     structured,
 )
+from tests.server.support import INITIALIZE
 
 pytestmark = pytest.mark.anyio
 
@@ -178,18 +179,6 @@ async def test_http_with_a_write_token_lists_remembers_and_recalls(http_server: 
     ):
         found = structured(await client.call_tool("recall_memory", {"query": "sister Porto"}))
         assert found["results"] == []
-
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "reverie-tests", "version": "0"},
-    },
-}
 
 
 @pytest.mark.parametrize("authorization", [None, "Bearer not-a-token-of-this-server", "Basic dXNlcjpwYXNz"])

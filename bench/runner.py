@@ -12,7 +12,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -97,8 +97,14 @@ class SizeRun:
     # --- ingestion ---------------------------------------------------------------------------
 
     async def load_profiles(self, store: GraphStore, graph: ProfileGraph, driver: AsyncDriver) -> None:
-        options, size = self.options, self.size
         reset_peak_rss()
+        await self._load_neighbours(store)
+        loaded = await self._load_measured(graph)
+        await self._report_loaded(loaded, driver)
+        self._memory("remember (in-process)")
+
+    async def _load_neighbours(self, store: GraphStore) -> None:
+        options, size = self.options, self.size
         neighbour_size = int(size * options.neighbour_share)
         for number in range(1, options.neighbours + 1 if neighbour_size else 1):
             say(f"size {size:,}: neighbour {number}, {neighbour_size:,} memories, concurrent")
@@ -115,13 +121,14 @@ class SizeRun:
                 loaded.calls,
                 f"{options.concurrency} in flight; {loaded.errors} errors",
             )
+
+    async def _load_measured(self, graph: ProfileGraph) -> ingest.LoadResult:
+        """The measured profile: a sample one at a time, the bulk concurrently, a sample again."""
+        options, size = self.options, self.size
         sample = options.sample_for(size)
         stream = self.memories(options.seed, size)
         say(f"size {size:,}: measured profile, first {sample:,} one at a time")
-        log = QueryLog()
-        with log.installed():
-            first = await ingest.sequential(graph, itertools.islice(stream, sample))
-        self._single("first", first, log)
+        first = await self._sequential("first", graph, itertools.islice(stream, sample))
         bulk_count = size - 2 * sample
         say(f"size {size:,}: measured profile, {bulk_count:,} concurrent ({options.concurrency} in flight)")
         bulk = await ingest.concurrent(graph, itertools.islice(stream, bulk_count), options.concurrency)
@@ -137,13 +144,22 @@ class SizeRun:
             seconds=bulk.seconds,
         )
         say(f"size {size:,}: measured profile, last {sample:,} one at a time")
-        log = QueryLog()
-        with log.installed():
-            last = await ingest.sequential(graph, stream)
-        self._single("last", last, log)
+        last = await self._sequential("last", graph, stream)
         total = ingest.LoadResult()
         for part in (first, bulk, last):
             total.merge(part)
+        return total
+
+    async def _sequential(
+        self, which: str, graph: ProfileGraph, memories: Iterable[Memory]
+    ) -> ingest.LoadResult:
+        log = QueryLog()
+        with log.installed():
+            loaded = await ingest.sequential(graph, memories)
+        self._single(which, loaded, log)
+        return loaded
+
+    async def _report_loaded(self, total: ingest.LoadResult, driver: AsyncDriver) -> None:
         self.add(
             "ingest",
             "fragments created",
@@ -171,7 +187,6 @@ class SizeRun:
             ", ".join(f"{label} {count:,}" for label, count in counts.items()),
             labels=counts,
         )
-        self._memory("remember (in-process)")
 
     def _single(self, which: str, loaded: ingest.LoadResult, log: QueryLog) -> None:
         lat = loaded.latency()

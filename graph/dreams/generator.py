@@ -77,7 +77,9 @@ def draft(pair: CandidatePair, score: float, generator: str) -> DreamDraft:
 class LinkGenerator:
     """Connections by meaning and rare shared words, written by the deterministic writer."""
 
-    name = "links-v2"
+    # v3: the hypothesis claims only what the timing supports (one conversation, a continuing
+    # story, a recurring theme), never that the earlier memory led to the later.
+    name = "links-v3"
 
     async def propose(self, pairs: Sequence[CandidatePair], max_outputs: int) -> Proposal:
         return Proposal([draft(pair, score, self.name) for pair, score in connections(pairs, max_outputs)])

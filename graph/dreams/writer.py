@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from graph.dreams.evidence import CandidatePair, idf, meaning_score, word_score
+from graph.dreams.evidence import SAME_MOMENT, CandidatePair, idf, meaning_score, word_score
 from graph.dreams.records import Memory
 from graph.text import tokens
 
@@ -143,6 +143,38 @@ def _topic(pair: CandidatePair, memory: Memory) -> str | None:
     return " and ".join(_original_case(term, memory) for term in terms)
 
 
+# Past this, a theme that comes back is a recurring part of a life rather than one episode.
+RECURRING = timedelta(days=30)
+
+
+@dataclass(frozen=True)
+class _Link:
+    """What the hypothesis says of the two memories, and the question it invites."""
+
+    claim: str
+    what_if: str
+
+
+def _link(topic: str, apart: timedelta, when_first: str, when_second: str, gap: str) -> _Link:
+    """Only as much as the timing supports: two lines of one conversation continue each other,
+    a story told over some days moves on, and a theme back after weeks or months recurs. None of
+    these says one memory caused the other."""
+    if apart < SAME_MOMENT:
+        return _Link(
+            f"are one conversation about {topic}",
+            f"What if {topic} matters to the person beyond that one conversation of {when_first}?",
+        )
+    if apart < RECURRING:
+        return _Link(
+            f"are one story about {topic}, told {gap}: the later continues the earlier",
+            f"What if what was said on {when_second} is where {topic}, from {when_first}, went next?",
+        )
+    return _Link(
+        f"show {topic} coming back, {gap}: a theme that stays with the person, not a passing mention",
+        f"What if {topic} matters more than either mention, on {when_first} or on {when_second}, shows?",
+    )
+
+
 def write(pair: CandidatePair, score: float) -> DreamTexts:
     earlier, later = sorted((pair.first, pair.second), key=lambda memory: memory.when())
     term = pair.shared[0].term if pair.shared else None
@@ -152,17 +184,16 @@ def write(pair: CandidatePair, score: float) -> DreamTexts:
     when_first, when_second, gap = _date(earlier.when()), _date(later.when()), _gap(pair.apart)
     quoted = f'"{first_quote}" ({when_first}) and "{second_quote}" ({when_second})'
     if topic is not None:
-        hypothesis = f"{quoted} are one story about {topic}: the later follows from the earlier."
+        link = _link(topic, pair.apart, when_first, when_second, gap)
+        hypothesis = f"{quoted} {link.claim}."
         why = f"Both mention {topic}, which few other memories do; {gap}."
-        what_if = (
-            f"What if {topic}, as it came up on {when_first}, is what led to what was said on {when_second}?"
-        )
+        what_if = link.what_if
     else:
-        hypothesis = f"{quoted} are one thread: the later grows out of the earlier."
+        hypothesis = f"{quoted} are about the same thing, said in other words."
         why = f"Far closer in meaning than either is to the rest of the memory; {gap}."
         what_if = (
-            f'What if "{excerpt(earlier.text, None, SHORT_CHARS)}" explains '
-            f'"{excerpt(later.text, None, SHORT_CHARS)}"?'
+            f'What if "{excerpt(earlier.text, None, SHORT_CHARS)}" and '
+            f'"{excerpt(later.text, None, SHORT_CHARS)}" are two sides of one concern?'
         )
     outcome = (
         f'If so, "{excerpt(later.text, term, SHORT_CHARS)}" should be recalled together with '

@@ -136,7 +136,7 @@ def test_the_topic_quotes_shared_words_as_the_person_wrote_them() -> None:
         "Jon: Since I lost my job at Door Dash, things have been tough.",
         54,
     )
-    assert "about Door Dash:" in job.hypothesis
+    assert "show Door Dash coming back, 54 days apart" in job.hypothesis
     books = written(
         "Tim: I reread Lord of the Rings on the train.",
         "Tim: A poster of Lord of the Rings hangs in my room.",
@@ -150,6 +150,20 @@ def test_the_topic_quotes_shared_words_as_the_person_wrote_them() -> None:
     )
     # Far apart in the sentence: both words, in the order the earlier memory says them.
     assert "Both mention Marley and Lupita" in apart.why
+
+
+def test_the_hypothesis_claims_only_what_the_timing_supports() -> None:
+    earlier = "We built a treehouse for the kids in the old oak."
+    later = "The treehouse in the oak needs a new rope ladder."
+    sitting = written(earlier, later, 0)
+    days = written(earlier, later, 9)
+    months = written(earlier, later, 120)
+    assert "are one conversation about treehouse" in sitting.hypothesis
+    assert "told 9 days apart: the later continues the earlier" in days.hypothesis
+    assert "coming back, 4 months apart: a theme that stays" in months.hypothesis
+    for texts in (sitting, days, months):
+        # A link is not a cause: no text says the earlier memory led to the later one.
+        assert not any(claim in texts.hypothesis + texts.what_if for claim in ("follows from", "led to"))
 
 
 def test_a_name_used_only_to_address_someone_is_no_shared_topic() -> None:

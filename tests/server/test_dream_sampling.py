@@ -15,6 +15,7 @@ from mcp.client.context import ClientRequestContext
 from mcp_types import CreateMessageRequestParams, CreateMessageResult, ErrorData, TextContent
 
 from graph.access import ConnectionSettings
+from graph.dreams.generator import LinkGenerator
 from server.app import build_server
 from tests.server.conftest import settings_for, structured
 from tests.server.support import MEMORIES
@@ -122,7 +123,7 @@ async def test_a_misbehaving_host_model_falls_back_to_the_deterministic_writer(
     result = await cycle_with(neo4j_settings, profile_id, script)
     assert result["run"]["status"] == "completed"
     assert result["counts"]["host_model_failed"] >= 1 and result["counts"]["host_model_phrased"] == 0
-    assert result["dreams"] and {d["generator"] for d in result["dreams"]} == {"links-v2"}
+    assert result["dreams"] and {d["generator"] for d in result["dreams"]} == {LinkGenerator.name}
 
 
 async def never_called(params: CreateMessageRequestParams) -> Answer:
@@ -138,5 +139,5 @@ async def test_a_client_without_usable_sampling_gets_the_deterministic_writer(
     neo4j_settings: ConnectionSettings, profile_id: str, script: Script | None, mode: str
 ) -> None:
     result = await cycle_with(neo4j_settings, profile_id, script, mode)
-    assert result["dreams"] and {d["generator"] for d in result["dreams"]} == {"links-v2"}
+    assert result["dreams"] and {d["generator"] for d in result["dreams"]} == {LinkGenerator.name}
     assert not any(key.startswith("host_model") for key in result["counts"])

@@ -36,6 +36,8 @@ async def remember_all(call: CallTool) -> list[str]:
 ANY_NODE = "MATCH (n) WHERE n.profile_id = $profile_id RETURN count(n) AS nodes"
 
 
+# What a plain HTTP client sends with every MCP request to the Streamable HTTP endpoint.
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,

@@ -18,11 +18,9 @@ from graph.localdb import free_port
 from server.auth import add_token, load_token_file
 from server.token_registry import TokenRegistry
 from tests.server.conftest import REVERIE, HttpServer, run_reverie
-from tests.server.support import INITIALIZE, start_failure
+from tests.server.support import INITIALIZE, MCP_HEADERS, start_failure
 
 pytestmark = pytest.mark.anyio
-
-MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
 def token_env(tokens: Path) -> dict[str, str]:

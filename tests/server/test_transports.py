@@ -30,7 +30,7 @@ from tests.server.conftest import (
     run_reverie,
     structured,
 )
-from tests.server.support import INITIALIZE
+from tests.server.support import INITIALIZE, MCP_HEADERS
 
 pytestmark = pytest.mark.anyio
 
@@ -185,7 +185,7 @@ async def test_http_with_a_write_token_lists_remembers_and_recalls(http_server: 
 async def test_http_without_a_valid_token_gets_401(
     http_server: HttpServer, authorization: str | None
 ) -> None:
-    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    headers = dict(MCP_HEADERS)
     if authorization is not None:
         headers["Authorization"] = authorization
     async with httpx2.AsyncClient(timeout=30) as http:

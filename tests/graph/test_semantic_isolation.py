@@ -26,7 +26,7 @@ from graph.embedding.encoder import Embedder
 from graph.memory.pipeline import RememberRequest, remember
 from graph.memory.recall import RecallRequest, recall
 from graph.memory.retraction import retract
-from graph.memory.semantic import EXACT_LIMIT
+from graph.memory.semantic import EXACT_LIMIT, MAX_FETCH, _next_fetch
 from graph.scope import ScopedQuery
 from tests.conftest import TEST_PROFILE_PREFIX
 
@@ -148,6 +148,22 @@ async def test_the_large_neighbour_searched_through_the_index_never_gets_the_sma
 
         assert len(found.results) == 10
         assert all(item.id.startswith("nb-") and item.lanes == ["semantic"] for item in found.results)
+
+
+@pytest.mark.parametrize(
+    ("usable", "expected"),
+    [
+        (0, 240),  # none of the 30 were the profile's live memories: look eightfold further
+        (1, 240),  # one in 30: fifteen times as far would be needed, capped at eightfold
+        (6, 90),  # a fifth were usable: 10 wanted, so about 50 more, with half again as margin
+        (9, 60),  # nearly enough: at least twice as many, so one more search should do
+    ],
+)
+def test_a_widened_search_asks_for_as_many_more_neighbours_as_the_usable_share_suggests(
+    usable: int, expected: int
+) -> None:
+    assert _next_fetch(30, usable, enough=10) == expected
+    assert _next_fetch(MAX_FETCH // 2, usable, enough=10) == MAX_FETCH
 
 
 # --- the dream phase's neighbourhoods ------------------------------------------------------

@@ -86,7 +86,7 @@ async def semantic_lists(tx: ProfileTx, search: SemanticSearch) -> dict[Embedded
 
 async def _widened(tx: ProfileTx, search: SemanticSearch, first: list[FoundMemory]) -> list[FoundMemory]:
     """Too few of the index's nearest were this profile's (or live): read small kinds whole and
-    ask the index again, for eight times as many neighbours each time, for the larger ones."""
+    ask the index again, for more neighbours each time (`_next_fetch`), for the larger ones."""
     counted = await tx.single(q.EMBEDDED_SIZES, model=search.model_id, cap=EXACT_LIMIT + 1) or {}
     sizes = {kind: int(counted.get(kind.value, 0)) for kind in q.SEARCHED_KINDS}
     exact = [kind for kind in q.SEARCHED_KINDS if 0 < sizes[kind] <= EXACT_LIMIT]

@@ -31,6 +31,7 @@ from graph.errors import (
     MissingRowError,
     ProfileOverrideError,
 )
+from graph.group_commit import GroupCommit
 from graph.scope import ScopedQuery
 from graph.text import profile_key
 
@@ -151,6 +152,17 @@ class ProfileGraph:
         async with self._store.session() as session:
             return await session.execute_write(self._bind(work), *args, **kwargs)
 
+    async def write_grouped(
+        self, work: Callable[Concatenate[ProfileTx, P], Awaitable[T]], *args: P.args, **kwargs: P.kwargs
+    ) -> T:
+        """Like `write`, but sharing one transaction with this profile's writes that arrive while
+        another of its transactions runs (`graph.group_commit`); each still gets its own outcome."""
+
+        async def bound(tx: ProfileTx) -> T:
+            return await work(tx, *args, **kwargs)
+
+        return await self._store.group_commit.write(self, bound)
+
     async def run_batched(self, query: ScopedQuery, /, **params: Any) -> list[dict[str, Any]]:
         """One auto-commit query, for work too large for one transaction (`CALL { ... } IN
         TRANSACTIONS` commits batch by batch, so a failure part-way keeps the batches done and
@@ -179,6 +191,7 @@ class GraphStore:
         self.driver = driver
         self.settings = settings
         self._bookmarks = AsyncGraphDatabase.bookmark_manager()
+        self.group_commit = GroupCommit()
 
     @classmethod
     def connect(cls, settings: ConnectionSettings) -> GraphStore:

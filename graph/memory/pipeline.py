@@ -225,12 +225,14 @@ async def remember(
         metadata, verifier, now or utcnow(), await embed_passages(embedder, request.passages())
     )
 
+    # Concurrent remembers of one profile commit together: a bulk import pays one index refresh
+    # per group instead of one per memory.
     try:
-        return await graph.write(_remember_in, request, writing)
+        return await graph.write_grouped(_remember_in, request, writing)
     except ConstraintError:
         # Trigger: a concurrent call stored the same content or key first. Why: the database's
         # unique constraints decided the race. Outcome: run again and report the duplicate.
-        return await graph.write(_remember_in, request, writing)
+        return await graph.write_grouped(_remember_in, request, writing)
 
 
 _DECISIONS_BY_STATUS: dict[ClaimStatus, frozenset[str]] = {

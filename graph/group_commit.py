@@ -1,0 +1,117 @@
+"""Group commit: writes of one profile that arrive together share one transaction.
+
+A profile's writes are serialised by Neo4j anyway (each takes the profile's lock), and most of
+a small write's cost is its commit: refreshing the fulltext and vector indexes it touched. So
+while one transaction of a profile runs, the writes of that profile that arrive queue up, and
+the next transaction runs all of them in order, as if one after another, and commits once. A
+lone write runs alone, with no added wait.
+
+Each write still succeeds or fails on its own: when a group fails because of one of its writes
+(bad input found inside the transaction, a constraint race with another process), the group was
+rolled back whole, and every write of it runs again alone, so each caller gets its own result or
+its own error. A failure of the database itself (unreachable, past its deadline, still busy
+after retries) is every member's, and is given to all of them at once rather than waited out
+again one by one.
+
+The queues are per process and keyed by profile id, and a group runs in a transaction of that
+profile only, so writes of two profiles never share one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final, Generic, TypeVar
+
+import anyio
+
+from graph.errors import GraphBusyError, GraphTimeoutError, GraphUnavailableError, MissingDatabaseError
+
+if TYPE_CHECKING:  # graph.access owns one GroupCommit per store and imports this module
+    from graph.access import ProfileGraph, ProfileTx
+
+T = TypeVar("T")
+Work = Callable[["ProfileTx"], Awaitable[T]]
+
+# One transaction holds at most this many writes, which bounds its size and its time under the
+# call deadline; more wait for the next.
+MAX_GROUP: Final = 32
+_DATABASE_FAILURES: Final = (GraphUnavailableError, GraphTimeoutError, GraphBusyError, MissingDatabaseError)
+
+
+@dataclass(eq=False)
+class _Write(Generic[T]):
+    work: Work[T]
+    done: bool = False
+    result: T | None = None
+    error: BaseException | None = None
+
+    def settle(self, result: T) -> None:
+        self.result, self.done = result, True
+
+    def fail(self, error: BaseException) -> None:
+        self.error, self.done = error, True
+
+
+@dataclass
+class _ProfileQueue:
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+    pending: list[_Write[object]] = field(default_factory=list)
+
+
+class GroupCommit:
+    """The group-commit queues of one process (one per `GraphStore`)."""
+
+    def __init__(self) -> None:
+        self._queues: dict[str, _ProfileQueue] = {}
+
+    async def write(self, graph: ProfileGraph, work: Work[T]) -> T:
+        """`work(tx)` in a write transaction of `graph`'s profile, shared with the writes of the
+        same profile queued meanwhile; returns its result or raises its error."""
+        queue = self._queues.setdefault(graph.profile_id, _ProfileQueue())
+        write: _Write[T] = _Write(work)
+        queue.pending.append(write)  # type: ignore[arg-type]  # results are read back as T
+        try:
+            async with queue.lock:
+                if not write.done:
+                    group, queue.pending = queue.pending[:MAX_GROUP], queue.pending[MAX_GROUP:]
+                    await _run_group(graph, group)
+        finally:
+            # A caller cancelled before a group took its write must not have it written later.
+            if not write.done and write in queue.pending:
+                queue.pending.remove(write)  # type: ignore[arg-type]
+            if not queue.pending and not queue.lock.locked():
+                self._queues.pop(graph.profile_id, None)
+        if write.error is not None:
+            raise write.error
+        return write.result  # type: ignore[return-value]  # set by settle() when error is None
+
+
+async def _run_group(graph: ProfileGraph, group: list[_Write[object]]) -> None:
+    if len(group) == 1:
+        await _run_alone(graph, group[0])
+        return
+    try:
+        results = await graph.write(_all, [write.work for write in group])
+    except _DATABASE_FAILURES as error:
+        for write in group:
+            write.fail(error)
+    except Exception:
+        # Trigger: one write of the group failed, and the rollback undid all of them. Why: each
+        # caller must get its own outcome. Outcome: every write runs again in its own transaction.
+        for write in group:
+            await _run_alone(graph, write)
+    else:
+        for write, result in zip(group, results, strict=True):
+            write.settle(result)
+
+
+async def _run_alone(graph: ProfileGraph, write: _Write[object]) -> None:
+    try:
+        write.settle(await graph.write(write.work))
+    except Exception as error:
+        write.fail(error)
+
+
+async def _all(tx: ProfileTx, works: list[Work[object]]) -> list[object]:
+    return [await work(tx) for work in works]

@@ -15,7 +15,7 @@ from neo4j import AsyncDriver
 
 from bench.database import count
 from bench.instrument import QueryLog
-from bench.semantic import bench_embedder
+from bench.semantic import bench_vectors
 from bench.stats import Stopwatch
 from graph.access import ProfileGraph
 from graph.dreams.config import DreamingConfig
@@ -60,7 +60,8 @@ class Dreamer:
         watch = Stopwatch()
         with log.installed():
             moment = self.base + timedelta(days=self.night)
-            run = await run_cycle(self.graph, DEFAULTS, request, now=moment, embedder=bench_embedder())
+            async with bench_vectors() as vectors:
+                run = await run_cycle(self.graph, DEFAULTS, request, now=moment, vectors=vectors)
         return CycleTiming(
             seconds=watch.seconds,
             round_trips=log.round_trips,

@@ -2,7 +2,9 @@
 
 `sequential` awaits one call after another and so gives the single-call rate and latency;
 `concurrent` keeps up to `concurrency` calls in flight (a fixed pool of workers pulling from
-one iterator, so memory stays flat whatever the count) and gives the bulk rate. A call that
+one iterator, so memory stays flat whatever the count) and gives the bulk rate. Both hold the
+model as the server does (`graph.embedding.keeper`): a call returns once its words are stored,
+its vectors follow, and each rate counts the time until the last vector is written. A call that
 fails is retried a bounded number of times and then counted as an error, never hidden.
 """
 
@@ -15,9 +17,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from bench.corpus import Memory
-from bench.semantic import bench_embedder
+from bench.semantic import bench_vectors
 from bench.stats import Latency, Stopwatch
 from graph.access import ProfileGraph
+from graph.embedding.keeper import VectorKeeper
 from graph.memory.pipeline import remember
 
 log = logging.getLogger(__name__)
@@ -52,11 +55,13 @@ class LoadResult:
         self.outcomes.update(other.outcomes)
 
 
-async def _remember_one(graph: ProfileGraph, memory: Memory, result: LoadResult) -> None:
+async def _remember_one(
+    graph: ProfileGraph, memory: Memory, result: LoadResult, vectors: VectorKeeper | None
+) -> None:
     for attempt in range(1, ATTEMPTS + 1):
         watch = Stopwatch()
         try:
-            stored = await remember(graph, memory.request, now=memory.created_at, embedder=bench_embedder())
+            stored = await remember(graph, memory.request, now=memory.created_at, vectors=vectors)
         except Exception as error:
             if attempt == ATTEMPTS:
                 result.errors += 1
@@ -75,9 +80,11 @@ async def _remember_one(graph: ProfileGraph, memory: Memory, result: LoadResult)
 async def sequential(graph: ProfileGraph, memories: Iterable[Memory]) -> LoadResult:
     result = LoadResult()
     watch = Stopwatch()
-    for memory in memories:
-        result.calls += 1
-        await _remember_one(graph, memory, result)
+    # The rate counts the vectors too: leaving the block waits until the last one is written.
+    async with bench_vectors() as vectors:
+        for memory in memories:
+            result.calls += 1
+            await _remember_one(graph, memory, result, vectors)
     result.seconds = watch.seconds
     return result
 
@@ -86,14 +93,15 @@ async def concurrent(graph: ProfileGraph, memories: Iterable[Memory], concurrenc
     result = LoadResult()
     source: Iterator[Memory] = iter(memories)
 
-    async def worker() -> None:
+    async def worker(vectors: VectorKeeper | None) -> None:
         # Taking the next item and awaiting never interleave inside one step of the event loop,
         # so the workers share the iterator safely.
         for memory in source:
             result.calls += 1
-            await _remember_one(graph, memory, result)
+            await _remember_one(graph, memory, result, vectors)
 
     watch = Stopwatch()
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    async with bench_vectors() as vectors:
+        await asyncio.gather(*(worker(vectors) for _ in range(concurrency)))
     result.seconds = watch.seconds
     return result

@@ -17,7 +17,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult
 from neo4j import AsyncDriver
 
-from bench.semantic import bench_embedder
+from bench.semantic import bench_vectors
 from bench.stats import Latency, Stopwatch
 from graph.access import ProfileGraph
 from graph.dreams.related import related_dreams
@@ -123,7 +123,8 @@ def direct_lane(graph: ProfileGraph) -> Lane:
     """`graph.memory.recall.recall` with the related-dreams lane, as the tool runs it, minus MCP."""
 
     async def call(query: str) -> Answer:
-        found = await recall(graph, RecallRequest(query=query), related_dreams, embedder=bench_embedder())
+        async with bench_vectors() as vectors:
+            found = await recall(graph, RecallRequest(query=query), related_dreams, vectors=vectors)
         return Answer(len(found.results), len(found.model_dump_json()))
 
     return call

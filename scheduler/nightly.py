@@ -30,7 +30,7 @@ from graph.clock import utcnow
 from graph.directory import list_profiles
 from graph.dreams.config import DreamingConfig, with_overrides
 from graph.dreams.cycle import FINISH_WRITE_S, CycleRequest, run_cycle
-from graph.embedding.encoder import Embedder
+from graph.embedding.keeper import VectorKeeper
 from graph.errors import AlreadyDreamedError, CycleAlreadyRunningError, ReverieError
 from scheduler.timing import due_at
 
@@ -61,10 +61,10 @@ class NightlyScheduler:
         defaults: DreamingConfig,
         concurrency: int = 1,
         clock: Callable[[], datetime] = utcnow,
-        embedder: Embedder | None = None,
+        vectors: VectorKeeper | None = None,
     ) -> None:
         self._store = store
-        self._embedder = embedder
+        self._vectors = vectors
         self._defaults = defaults
         self._limiter = anyio.CapacityLimiter(concurrency)
         self._clock = clock
@@ -105,7 +105,7 @@ class NightlyScheduler:
         request = CycleRequest(trigger="scheduled", scheduled_date=local_day.isoformat(), late=late)
         try:
             run = await run_cycle(
-                self._store.profile(profile_id), self._defaults, request, now=now, embedder=self._embedder
+                self._store.profile(profile_id), self._defaults, request, now=now, vectors=self._vectors
             )
         except (AlreadyDreamedError, ConstraintError):
             return TickResult(profile_id, "already_ran")

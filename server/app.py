@@ -23,6 +23,7 @@ from mcp_types import INVALID_PARAMS, GetPromptResult, InputRequiredResult, Tool
 
 from graph.access import ConnectionSettings, GraphStore
 from graph.embedding.encoder import Embedder
+from graph.embedding.keeper import VectorKeeper, keeping
 from graph.embedding.loader import load_embedder
 from graph.errors import GraphUnavailableError
 from graph.localdb import LocalNeo4j
@@ -130,23 +131,27 @@ def make_lifespan(
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
         store = GraphStore.connect(await resolve_connection(settings))
-        context = AppContext(settings=settings, store=store, transport=transport, embedder=embedder)
         try:
-            await context.ensure_ready()
-        except GraphUnavailableError as error:
-            # Trigger: Neo4j down at start. Why: a host should still see the tools and get a
-            # clear error per call. Outcome: schema is retried on the first call that connects.
-            log.warning("Starting without a graph: %s", error)
-        scheduler = nightly_scheduler(store, settings) if run_scheduler else None
-        if scheduler is not None:
-            scheduler.start()
-        live.current = context
-        try:
-            yield context
+            # Leaving `keeping` writes the vectors still queued, before the driver closes.
+            async with keeping(embedder) as vectors:
+                context = AppContext(settings=settings, store=store, transport=transport, vectors=vectors)
+                try:
+                    await context.ensure_ready()
+                except GraphUnavailableError as error:
+                    # Trigger: Neo4j down at start. Why: a host should still see the tools and get
+                    # a clear error per call. Outcome: schema is retried on the first call that connects.
+                    log.warning("Starting without a graph: %s", error)
+                scheduler = nightly_scheduler(store, settings, vectors) if run_scheduler else None
+                if scheduler is not None:
+                    scheduler.start()
+                live.current = context
+                try:
+                    yield context
+                finally:
+                    live.current = None
+                    if scheduler is not None:
+                        await scheduler.stop()
         finally:
-            live.current = None
-            if scheduler is not None:
-                await scheduler.stop()
             await store.close()
 
     return lifespan
@@ -198,10 +203,11 @@ def bearer_only(public_url: str) -> AuthSettings:
     )
 
 
-def nightly_scheduler(store: GraphStore, settings: ReverieSettings) -> NightlyScheduler:
-    embedder = load_embedder(settings.reverie_home, settings.reverie_embedding_model)
+def nightly_scheduler(
+    store: GraphStore, settings: ReverieSettings, vectors: VectorKeeper | None
+) -> NightlyScheduler:
     return NightlyScheduler(
-        store, settings.dreaming_defaults(), settings.dreaming_concurrency, embedder=embedder
+        store, settings.dreaming_defaults(), settings.dreaming_concurrency, vectors=vectors
     )
 
 
@@ -233,8 +239,9 @@ async def opened_store(settings: ReverieSettings) -> AsyncIterator[GraphStore]:
 
 async def run_scheduler_forever(settings: ReverieSettings) -> None:
     """`reverie scheduler`: the nightly scheduler alone, for stdio-only installations."""
-    async with opened_store(settings) as store:
-        scheduler = nightly_scheduler(store, settings)
+    embedder = load_embedder(settings.reverie_home, settings.reverie_embedding_model)
+    async with opened_store(settings) as store, keeping(embedder) as vectors:
+        scheduler = nightly_scheduler(store, settings, vectors)
         scheduler.start()
         try:
             log.info("Nightly dreaming scheduler running; Ctrl-C stops it.")

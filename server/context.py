@@ -12,6 +12,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from graph.access import GraphStore, ProfileGraph
 from graph.embedding.encoder import Embedder
+from graph.embedding.keeper import VectorKeeper
 from graph.schema import ensure_schema
 from graph.upgrade import upgrade_graph
 from server.settings import ReverieSettings
@@ -25,9 +26,13 @@ class AppContext:
     store: GraphStore
     transport: Transport
     # None when the semantic lane is off (REVERIE_EMBEDDING_MODEL=off).
-    embedder: Embedder | None = None
+    vectors: VectorKeeper | None = None
     _schema_ready: bool = False
     _schema_lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+    @property
+    def embedder(self) -> Embedder | None:
+        return self.vectors.embedder if self.vectors is not None else None
 
     async def ensure_ready(self) -> None:
         """Create the schema and upgrade old profiles once; retried on the next call if Neo4j was down."""

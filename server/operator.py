@@ -31,6 +31,7 @@ from graph.dreams.models import (
     RunSummary,
 )
 from graph.dreams.runs import recent_runs
+from graph.embedding.keeper import keeping
 from graph.embedding.loader import load_embedder
 from graph.errors import InvalidInputError, validation_problems
 from graph.memory.models import Authority, ClaimInput
@@ -42,8 +43,8 @@ Action = Callable[[ProfileGraph, ReverieSettings, argparse.Namespace], Awaitable
 
 async def _run(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
     request = CycleRequest(max_outputs=args.max_outputs, dry_run=args.dry_run)
-    embedder = load_embedder(settings.reverie_home, settings.reverie_embedding_model)
-    return await run_cycle(graph, settings.dreaming_defaults(), request, embedder=embedder)
+    async with keeping(load_embedder(settings.reverie_home, settings.reverie_embedding_model)) as vectors:
+        return await run_cycle(graph, settings.dreaming_defaults(), request, vectors=vectors)
 
 
 async def _status(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
@@ -76,11 +77,11 @@ def _claims(texts: list[str] | None) -> list[ClaimInput]:
 
 async def _resolve(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
     claims = _claims(args.claim)
-    embedder = load_embedder(settings.reverie_home, settings.reverie_embedding_model)
     decision = FeedbackDecision(args.decision)
-    return await review.resolve_feedback(
-        graph, args.dream_id, decision, args.feedback, claims, args.authority, embedder=embedder
-    )
+    async with keeping(load_embedder(settings.reverie_home, settings.reverie_embedding_model)) as vectors:
+        return await review.resolve_feedback(
+            graph, args.dream_id, decision, args.feedback, claims, args.authority, vectors=vectors
+        )
 
 
 async def _configure(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:

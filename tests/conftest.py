@@ -18,6 +18,7 @@ from neo4j import AsyncGraphDatabase
 from graph.access import ConnectionSettings, GraphStore, ProfileGraph
 from graph.embedding.catalog import DEFAULT_MODEL
 from graph.embedding.encoder import Embedder
+from graph.embedding.keeper import VectorKeeper, keeping
 from graph.embedding.loader import load_embedder
 from graph.localdb import LocalNeo4j
 from graph.schema import ensure_schema
@@ -123,3 +124,11 @@ def embedder() -> Embedder:
     model = load_embedder(LocalNeo4j.default_home(), DEFAULT_MODEL)
     assert model is not None
     return model
+
+
+@pytest.fixture
+async def vectors(embedder: Embedder) -> AsyncIterator[VectorKeeper]:
+    """The model as the server holds it: a remember's vectors are written after its commit."""
+    async with keeping(embedder) as keeper:
+        assert keeper is not None
+        yield keeper

@@ -31,7 +31,7 @@ from graph.dreams.lease import ABANDONED, LEASE, keep_lease
 from graph.dreams.lifecycle import TRANSITIONS
 from graph.dreams.models import DreamDraft, DreamRun, DreamStatus, Phase, PhaseReport, RunStatus, Trigger
 from graph.dreams.records import CycleLock, OpenDream
-from graph.embedding.encoder import Embedder
+from graph.embedding.keeper import VectorKeeper
 from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.store import embed_missing
 from graph.errors import AlreadyDreamedError, InvalidInputError, ReverieError
@@ -205,10 +205,10 @@ class _Runner:
         plan: CyclePlan,
         generator: DreamGenerator,
         progress: ProgressFn | None,
-        embedder: Embedder | None,
+        vectors: VectorKeeper | None,
     ):
         self.graph, self.plan, self.generator, self.progress = graph, plan, generator, progress
-        self.embedder = embedder
+        self.vectors = vectors
         self.reports: list[PhaseReport] = []
         self.drafts: list[DreamDraft] = []
 
@@ -221,13 +221,17 @@ class _Runner:
             return {"counts": await self.graph.read(_reflect)}
         if name == "re_evaluate":
             return {"counts": await _reevaluate(self.graph, self.plan.started_at, apply=not self.dry)}
-        model = self.embedder.model_id if self.embedder is not None else None
+        model = None
+        if self.vectors is not None:
+            model = self.vectors.embedder.model_id
+            # Dreams link memories by their vectors: this process's latest writes must have theirs.
+            await self.vectors.settled(self.graph)
         proposal = await _draft_dreams(self.graph, self.plan, self.generator, model)
         self.drafts = proposal.drafts
         ids = [] if self.dry else await self.graph.write(_store_dreams, self.plan, self.drafts)
-        if ids and self.embedder is not None:
+        if ids and self.vectors is not None:
             # After the dreams' own transaction: the model never runs inside one.
-            await embed_missing(self.graph, self.embedder, EmbeddedKind.DREAM)
+            await embed_missing(self.graph, self.vectors.embedder, EmbeddedKind.DREAM)
         counts = {"new_dreams": len(self.drafts) if self.dry else len(ids), **proposal.counts}
         return {"counts": counts, "dream_ids": ids}
 
@@ -280,16 +284,17 @@ async def run_cycle(
     generator: DreamGenerator = DEFAULT_GENERATOR,
     progress: ProgressFn | None = None,
     now: datetime | None = None,
-    embedder: Embedder | None = None,
+    vectors: VectorKeeper | None = None,
 ) -> DreamRun:
-    """One cycle; with an `embedder`, the new dreams get meaning vectors like every memory."""
+    """One cycle; with `vectors` (the running model), dreams link memories by meaning and get
+    meaning vectors of their own like every memory."""
     started = now or utcnow()
     config = await graph.read(effective_config, defaults)
     plan = plan_cycle(request, config, started)
     if not request.dry_run:
         plan = replace(plan, run_id=str(uuid.uuid4()))
         await graph.write(_claim_lock, plan, request)
-    runner = _Runner(graph, plan, generator, progress, embedder)
+    runner = _Runner(graph, plan, generator, progress, vectors)
     status: RunStatus = "interrupted"
     error: str | None = STOPPED
     try:

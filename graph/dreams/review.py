@@ -32,7 +32,7 @@ from graph.dreams.records import (
     dream_summary_from_row,
 )
 from graph.dreams.runs import run_as_of
-from graph.embedding.encoder import Embedder
+from graph.embedding.keeper import VectorKeeper
 from graph.embedding.store import PassageVectors, embed_passages
 from graph.errors import InvalidInputError, NotFoundError
 from graph.memory.claims import DREAM_FEEDBACK_LABEL
@@ -193,17 +193,18 @@ async def resolve_feedback(
     claims: Sequence[ClaimInput] = (),
     authority: Authority = "primary",
     now: datetime | None = None,
-    embedder: Embedder | None = None,
+    vectors: VectorKeeper | None = None,
 ) -> FeedbackResult:
     """Record the person's verdict. promote_candidate stores their words (and the claims the
     host extracted from them) through the same verification and gates as `remember`."""
     confirmation = _check_feedback(decision, feedback, claims, authority)
-    vectors = None
+    passages = None
     if confirmation is not None:
-        # The model runs before the transaction: the driver may retry a transaction, never a model.
+        # The confirmation is written inside the verdict's transaction, with its vectors: the
+        # model runs before that transaction opens (the driver may retry one, never a model).
         request = _confirmation_request(dream_id, confirmation)
-        vectors = await embed_passages(embedder, request.passages())
-    verdict = _Verdict(dream_id, decision, feedback, confirmation, now or utcnow(), vectors)
+        passages = await embed_passages(vectors.embedder if vectors else None, request.passages())
+    verdict = _Verdict(dream_id, decision, feedback, confirmation, now or utcnow(), passages)
     return await graph.write(_record_verdict, verdict)
 
 

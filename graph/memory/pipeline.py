@@ -18,8 +18,9 @@ from neo4j.exceptions import ConstraintError
 
 from graph.access import ProfileGraph, ProfileTx
 from graph.clock import as_utc, utcnow
-from graph.embedding.encoder import Embedder
-from graph.embedding.store import PassageVectors, embed_passages, vector_properties
+from graph.embedding.keeper import Unembedded, VectorKeeper
+from graph.embedding.kinds import EmbeddedKind
+from graph.embedding.store import PassageVectors, vector_properties
 from graph.errors import (
     ForgottenKeyError,
     IdempotencyConflictError,
@@ -217,22 +218,37 @@ async def remember(
     request: RememberRequest,
     verifier: ClaimVerifier = DEFAULT_VERIFIER,
     now: datetime | None = None,
-    embedder: Embedder | None = None,
+    vectors: VectorKeeper | None = None,
 ) -> RememberResult:
-    metadata = _check_request(request)
-    # The model runs before the transaction: the driver may retry a transaction, never a model.
-    writing = _Writing(
-        metadata, verifier, now or utcnow(), await embed_passages(embedder, request.passages())
-    )
-
+    """Store the memory; with `vectors`, its meaning vectors are written after the commit."""
+    writing = _Writing(_check_request(request), verifier, now or utcnow(), vectors=None)
     # Concurrent remembers of one profile commit together: a bulk import pays one index refresh
     # per group instead of one per memory.
     try:
-        return await graph.write_grouped(_remember_in, request, writing)
+        result = await graph.write_grouped(_remember_in, request, writing)
     except ConstraintError:
         # Trigger: a concurrent call stored the same content or key first. Why: the database's
         # unique constraints decided the race. Outcome: run again and report the duplicate.
-        return await graph.write_grouped(_remember_in, request, writing)
+        result = await graph.write_grouped(_remember_in, request, writing)
+    if vectors is not None:
+        vectors.keep(graph, _unembedded(request, result))
+    return result
+
+
+def _unembedded(request: RememberRequest, result: RememberResult) -> list[Unembedded]:
+    """What the call stored that needs a vector: a new fragment, its claims, facts promoted now."""
+    nodes = (
+        [Unembedded(EmbeddedKind.FRAGMENT, result.fragment.id, request.content)]
+        if result.fragment.created
+        else []
+    )
+    # One result per claim, in order; a retried call (same idempotency key) reports none.
+    for claim, settled in zip(request.claims, result.claims, strict=False):
+        text = claim_fields(claim)["text"]
+        nodes.append(Unembedded(EmbeddedKind.CLAIM, settled.claim_id, text))
+        if settled.outcome is PromotionOutcome.PROMOTED and settled.fact is not None:
+            nodes.append(Unembedded(EmbeddedKind.FACT, settled.fact.id, text))
+    return nodes
 
 
 _DECISIONS_BY_STATUS: dict[ClaimStatus, frozenset[str]] = {

@@ -23,7 +23,7 @@ import anyio
 
 from graph.access import ProfileGraph, ProfileTx
 from graph.clock import as_utc
-from graph.embedding.encoder import Embedder
+from graph.embedding.keeper import VectorKeeper
 from graph.embedding.kinds import EmbeddedKind
 from graph.errors import InvalidInputError
 from graph.memory import queries as q
@@ -245,21 +245,24 @@ class _Lanes:
 
 
 async def _run_lanes(
-    graph: ProfileGraph, request: RecallRequest, terms: str, embedder: Embedder | None
+    graph: ProfileGraph, request: RecallRequest, terms: str, vectors: VectorKeeper | None
 ) -> _Lanes:
     """Both lanes at once: the database answers the lexical search while the model encodes the
     query (outside any transaction: a retried transaction must not re-run it), and the two
-    searches then run side by side."""
+    searches then run side by side. The vector search waits for this process's recent writes
+    of the profile to have their vectors, so what was just remembered is found by meaning too."""
     lanes = _Lanes()
 
     async def lexical() -> None:
         lanes.lexical = await graph.read(_lexical_lists, request, terms)
 
-    async def semantic(model: Embedder) -> None:
+    async def semantic(keeper: VectorKeeper) -> None:
+        model = keeper.embedder
         query = _QueryVector(await model.query(request.query), model.model_id, model.spec.min_score)
+        await keeper.settled(graph)
         lanes.semantic = await graph.read(_semantic_lists, request, query)
 
-    await _together(lexical, *([partial(semantic, embedder)] if embedder is not None else []))
+    await _together(lexical, *([partial(semantic, vectors)] if vectors is not None else []))
     return lanes
 
 
@@ -294,13 +297,14 @@ async def recall(
     graph: ProfileGraph,
     request: RecallRequest,
     related_dreams: RelatedDreamsLane | None = None,
-    embedder: Embedder | None = None,
+    vectors: VectorKeeper | None = None,
 ) -> RecallResult:
-    """Search the profile; with an `embedder` the semantic lane runs beside the lexical one."""
+    """Search the profile; with `vectors` (the running model) the semantic lane runs beside
+    the lexical one."""
     terms = _terms(request)
     # Stored times all carry an offset; a naive bound would compare as null and match nothing.
     request = replace(request, valid_at=as_utc(request.valid_at), known_at=as_utc(request.known_at))
-    lanes = await _run_lanes(graph, request, terms, embedder)
+    lanes = await _run_lanes(graph, request, terms, vectors)
     found = _Found(_fuse(lanes.lexical, lanes.semantic, request.limit))
     await _around(graph, request, found, related_dreams)
     return RecallResult(

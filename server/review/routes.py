@@ -243,7 +243,7 @@ class ReviewPage:
             form.feedback,
             claims=form.claims(),
             authority="primary",
-            embedder=app.embedder,
+            vectors=app.vectors,
         )
         return self.render(
             request,
@@ -261,7 +261,7 @@ class ReviewPage:
         query = request.query_params.get("q", "").strip()
         found = None
         if query:
-            found = await recall(graph, RecallRequest(query=query), related_dreams, embedder=app.embedder)
+            found = await recall(graph, RecallRequest(query=query), related_dreams, vectors=app.vectors)
         health = await reflect(graph, limit=20)
         return self.render(request, "memory.html", session, query=query, found=found, health=health)
 
@@ -316,7 +316,7 @@ class ReviewPage:
                 CycleRequest(trigger="manual"),
                 generator=DEFAULT_GENERATOR,
                 progress=progress,
-                embedder=app.embedder,
+                vectors=app.vectors,
             )
 
         self.cycles.start(session.profile, cycle)

@@ -99,7 +99,7 @@ async def run_dreaming_cycle(
         request,
         generator=generator,
         progress=ctx.report_progress,
-        embedder=app.embedder,
+        vectors=app.vectors,
     )
 
 
@@ -170,7 +170,7 @@ async def resolve_dream_feedback(
     app = app_of(ctx)
     graph = await app.graph_for(write=True)
     return await review.resolve_feedback(
-        graph, dream_id, decision, feedback, claims=claims or [], authority=authority, embedder=app.embedder
+        graph, dream_id, decision, feedback, claims=claims or [], authority=authority, vectors=app.vectors
     )
 
 

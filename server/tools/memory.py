@@ -74,7 +74,7 @@ async def remember(
         auto_promote=auto_promote,
         occurred_at=occurred_at,
     )
-    return await pipeline.remember(graph, request, embedder=app_of(ctx).embedder)
+    return await pipeline.remember(graph, request, vectors=app_of(ctx).vectors)
 
 
 @mapped_errors
@@ -97,7 +97,7 @@ async def recall_memory(
     request = RecallRequest(
         query=query, limit=limit, valid_at=valid_at, known_at=known_at, include_evidence=include_evidence
     )
-    return await recall(graph, request, related_dreams, embedder=app_of(ctx).embedder)
+    return await recall(graph, request, related_dreams, vectors=app_of(ctx).vectors)
 
 
 @mapped_errors

@@ -13,7 +13,7 @@ from graph.dreams import review
 from graph.dreams.config import DreamingConfig
 from graph.dreams.cycle import STOPPED, CycleRequest, run_cycle
 from graph.dreams.lease import ABANDONED, LEASE, lapsed
-from graph.embedding.encoder import Embedder
+from graph.embedding.keeper import VectorKeeper
 from graph.memory.pipeline import RememberRequest, remember
 from graph.memory.retraction import retract
 from tests.graph.memory_support import T0
@@ -53,13 +53,13 @@ def test_a_running_run_counts_as_abandoned_only_once_its_lease_has_lapsed() -> N
 
 
 async def test_a_profile_whose_every_memory_was_retracted_still_dreams_without_error(
-    graph: ProfileGraph, embedder: Embedder
+    graph: ProfileGraph, vectors: VectorKeeper
 ) -> None:
     stored = await remember(
-        graph, RememberRequest(content="I walk the dog along the Hudson."), embedder=embedder
+        graph, RememberRequest(content="I walk the dog along the Hudson."), vectors=vectors
     )
     await retract(graph, stored.fragment.id, "said by mistake")
 
-    run = await run_cycle(graph, DreamingConfig(), CycleRequest(), embedder=embedder)
+    run = await run_cycle(graph, DreamingConfig(), CycleRequest(), vectors=vectors)
 
     assert (run.status, run.error) == ("completed", None)

@@ -23,6 +23,7 @@ from graph.dreams.evidence import Memory
 from graph.dreams.neighbours import ExactSpace, IndexSpace, open_space
 from graph.dreams.review import get_dream
 from graph.embedding.encoder import Embedder
+from graph.embedding.keeper import VectorKeeper, keeping
 from graph.memory.pipeline import RememberRequest, remember
 from graph.memory.recall import RecallRequest, recall
 from graph.memory.retraction import retract
@@ -117,10 +118,11 @@ async def crowd(neo4j_settings: ConnectionSettings, embedder: Embedder) -> Async
     try:
         await _fill_neighbour(neighbour, embedder)
         small_ids = {}
-        for text in SMALL_TEXTS:
-            small_ids[text] = (
-                await remember(small, RememberRequest(content=text), embedder=embedder)
-            ).fragment.id
+        async with keeping(embedder) as vectors:
+            for text in SMALL_TEXTS:
+                small_ids[text] = (
+                    await remember(small, RememberRequest(content=text), vectors=vectors)
+                ).fragment.id
         yield Crowd(small, small_ids, neighbour)
     finally:
         for graph in (neighbour, small):
@@ -130,21 +132,21 @@ async def crowd(neo4j_settings: ConnectionSettings, embedder: Embedder) -> Async
 
 
 async def test_the_small_profile_gets_its_own_best_matches_and_never_the_neighbours(
-    crowd: Crowd, embedder: Embedder
+    crowd: Crowd, vectors: VectorKeeper
 ) -> None:
     assert len(SMALL_TEXTS) <= EXACT_LIMIT < NEIGHBOUR_SIZE
     for text in SMALL_TEXTS[::9]:
-        found = await recall(crowd.small, RecallRequest(query=text, limit=10), embedder=embedder)
+        found = await recall(crowd.small, RecallRequest(query=text, limit=10), vectors=vectors)
 
         assert found.results[0].id == crowd.small_ids[text]
         assert {item.id for item in found.results} <= set(crowd.small_ids.values())
 
 
 async def test_the_large_neighbour_searched_through_the_index_never_gets_the_small_profiles(
-    crowd: Crowd, embedder: Embedder
+    crowd: Crowd, vectors: VectorKeeper
 ) -> None:
     for text in SMALL_TEXTS[::9]:
-        found = await recall(crowd.neighbour, RecallRequest(query=text, limit=10), embedder=embedder)
+        found = await recall(crowd.neighbour, RecallRequest(query=text, limit=10), vectors=vectors)
 
         assert len(found.results) == 10
         assert all(item.id.startswith("nb-") and item.lanes == ["semantic"] for item in found.results)
@@ -186,10 +188,12 @@ LINKED = (
 )
 
 
-async def test_the_small_profile_dreams_from_its_own_memories_only(crowd: Crowd, embedder: Embedder) -> None:
+async def test_the_small_profile_dreams_from_its_own_memories_only(
+    crowd: Crowd, embedder: Embedder, vectors: VectorKeeper
+) -> None:
     linked = [
         (
-            await remember(crowd.small, RememberRequest(content=text, occurred_at=when), embedder=embedder)
+            await remember(crowd.small, RememberRequest(content=text, occurred_at=when), vectors=vectors)
         ).fragment.id
         for text, when in LINKED
     ]
@@ -204,7 +208,7 @@ async def test_the_small_profile_dreams_from_its_own_memories_only(crowd: Crowd,
 
         found = await crowd.small.read(neighbourhoods)
         assert set(found) == own and all(len(ids) == 10 and set(ids) <= own for ids in found.values())
-        run = await run_cycle(crowd.small, DreamingConfig(), CycleRequest(max_outputs=10), embedder=embedder)
+        run = await run_cycle(crowd.small, DreamingConfig(), CycleRequest(max_outputs=10), vectors=vectors)
         dream_ids = next(phase for phase in run.phases if phase.phase == "dream").dream_ids
         dreams = [await get_dream(crowd.small, dream_id) for dream_id in dream_ids]
         assert [{source.id for source in dream.sources} for dream in dreams] == [set(linked)]

@@ -9,6 +9,7 @@ import pytest
 from graph.access import ProfileGraph
 from graph.embedding.catalog import MODELS
 from graph.embedding.encoder import Embedder
+from graph.embedding.keeper import VectorKeeper, keeping
 from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.loader import load_embedder
 from graph.embedding.status import semantic_status
@@ -31,10 +32,12 @@ OTHERS = (
 PET_QUESTION = "Does the person own a dog?"
 
 
-async def remember_all(graph: ProfileGraph, texts: tuple[str, ...], model: Embedder | None) -> dict[str, str]:
+async def remember_all(
+    graph: ProfileGraph, texts: tuple[str, ...], vectors: VectorKeeper | None
+) -> dict[str, str]:
     ids = {}
     for text in texts:
-        stored = await remember(graph, RememberRequest(content=text), embedder=model)
+        stored = await remember(graph, RememberRequest(content=text), vectors=vectors)
         ids[text] = stored.fragment.id
     return ids
 
@@ -45,18 +48,18 @@ def top(found: RecallResult) -> tuple[str, list[str]]:
 
 
 async def test_a_paraphrase_is_found_by_meaning_and_only_by_meaning(
-    graph: ProfileGraph, embedder: Embedder
+    graph: ProfileGraph, vectors: VectorKeeper
 ) -> None:
-    await remember_all(graph, (PUPPY, *OTHERS), embedder)
+    await remember_all(graph, (PUPPY, *OTHERS), vectors)
 
-    found = await recall(graph, RecallRequest(query=PET_QUESTION, limit=3), embedder=embedder)
-    lexical_only = await recall(graph, RecallRequest(query=PET_QUESTION, limit=3), embedder=None)
+    found = await recall(graph, RecallRequest(query=PET_QUESTION, limit=3), vectors=vectors)
+    lexical_only = await recall(graph, RecallRequest(query=PET_QUESTION, limit=3), vectors=None)
 
     assert top(found) == (PUPPY, ["semantic"])
     assert PUPPY not in [item.text for item in lexical_only.results]
 
 
-async def test_an_exact_rare_name_still_ranks_first(graph: ProfileGraph, embedder: Embedder) -> None:
+async def test_an_exact_rare_name_still_ranks_first(graph: ProfileGraph, vectors: VectorKeeper) -> None:
     named = "Had a long lunch with Zorblax at the harbour cafe."
     await remember_all(
         graph,
@@ -66,23 +69,23 @@ async def test_an_exact_rare_name_still_ranks_first(graph: ProfileGraph, embedde
             named,
             "The harbour cafe serves the best lunch in town.",
         ),
-        embedder,
+        vectors,
     )
 
-    found = await recall(graph, RecallRequest(query="lunch with Zorblax", limit=4), embedder=embedder)
+    found = await recall(graph, RecallRequest(query="lunch with Zorblax", limit=4), vectors=vectors)
 
     assert top(found) == (named, ["lexical", "semantic"])
 
 
 async def test_a_result_says_which_lanes_found_it_and_when_it_happened(
-    graph: ProfileGraph, embedder: Embedder
+    graph: ProfileGraph, vectors: VectorKeeper
 ) -> None:
     said = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
-    await remember(graph, RememberRequest(content=PUPPY, occurred_at=said), embedder=embedder)
-    await remember(graph, RememberRequest(content=OTHERS[0]), embedder=embedder)
+    await remember(graph, RememberRequest(content=PUPPY, occurred_at=said), vectors=vectors)
+    await remember(graph, RememberRequest(content=OTHERS[0]), vectors=vectors)
 
-    found = await recall(graph, RecallRequest(query="puppy Biscuit", limit=2), embedder=embedder)
-    driving = await recall(graph, RecallRequest(query="blue hatchback", limit=1), embedder=embedder)
+    found = await recall(graph, RecallRequest(query="puppy Biscuit", limit=2), vectors=vectors)
+    driving = await recall(graph, RecallRequest(query="blue hatchback", limit=1), vectors=vectors)
 
     assert (found.results[0].text, found.results[0].occurred_at) == (PUPPY, said)
     assert found.results[0].lanes == ["lexical", "semantic"]
@@ -90,16 +93,16 @@ async def test_a_result_says_which_lanes_found_it_and_when_it_happened(
 
 
 async def test_claims_and_the_facts_they_become_carry_vectors(
-    graph: ProfileGraph, embedder: Embedder
+    graph: ProfileGraph, embedder: Embedder, vectors: VectorKeeper
 ) -> None:
     claim = ClaimInput(
         subject="user", predicate="likes", object="jazz", extract_conf=0.9, resolution_conf=0.9
     )
     stored = await remember(
-        graph, RememberRequest(content="I really like jazz.", claims=[claim]), embedder=embedder
+        graph, RememberRequest(content="I really like jazz.", claims=[claim]), vectors=vectors
     )
 
-    found = await recall(graph, RecallRequest(query="favourite kind of music", limit=5), embedder=embedder)
+    found = await recall(graph, RecallRequest(query="favourite kind of music", limit=5), vectors=vectors)
     status = await semantic_status(graph, embedder)
 
     assert stored.claims[0].fact is not None
@@ -108,16 +111,17 @@ async def test_claims_and_the_facts_they_become_carry_vectors(
 
 
 async def test_two_models_vectors_never_meet_and_backfill_moves_to_the_running_model(
-    graph: ProfileGraph, embedder: Embedder
+    graph: ProfileGraph, embedder: Embedder, vectors: VectorKeeper
 ) -> None:
     older = load_embedder(LocalNeo4j.default_home(), "all-minilm-l6-v2")
     assert older is not None and older.model_id != embedder.model_id
-    await remember_all(graph, (PUPPY, *OTHERS), older)
+    async with keeping(older) as older_vectors:
+        await remember_all(graph, (PUPPY, *OTHERS), older_vectors)
 
-    before = await recall(graph, RecallRequest(query=PET_QUESTION, limit=5), embedder=embedder)
+    before = await recall(graph, RecallRequest(query=PET_QUESTION, limit=5), vectors=vectors)
     pending = (await semantic_status(graph, embedder)).pending
     moved = await embed_missing(graph, embedder, EmbeddedKind.FRAGMENT)
-    after = await recall(graph, RecallRequest(query=PET_QUESTION, limit=5), embedder=embedder)
+    after = await recall(graph, RecallRequest(query=PET_QUESTION, limit=5), vectors=vectors)
 
     assert all("semantic" not in item.lanes for item in before.results)
     assert (pending, moved) == (5, 5)
@@ -127,12 +131,12 @@ async def test_two_models_vectors_never_meet_and_backfill_moves_to_the_running_m
 
 
 async def test_backfill_resumes_after_an_interruption_and_recall_works_meanwhile(
-    graph: ProfileGraph, embedder: Embedder
+    graph: ProfileGraph, embedder: Embedder, vectors: VectorKeeper
 ) -> None:
     texts = tuple(f"Note {number}: the garden needs watering near shed {number}." for number in range(150))
     await remember_all(graph, (PUPPY, *texts), None)  # an old graph: no vectors at all
 
-    lexical = await recall(graph, RecallRequest(query="puppy", limit=1), embedder=embedder)
+    lexical = await recall(graph, RecallRequest(query="puppy", limit=1), vectors=vectors)
 
     class Interrupted(Exception):
         pass
@@ -145,7 +149,7 @@ async def test_backfill_resumes_after_an_interruption_and_recall_works_meanwhile
     halfway = (await semantic_status(graph, embedder)).pending
     resumed = await embed_missing(graph, embedder, EmbeddedKind.FRAGMENT, batch_size=64)
     again = await embed_missing(graph, embedder, EmbeddedKind.FRAGMENT, batch_size=64)
-    found = await recall(graph, RecallRequest(query=PET_QUESTION, limit=1), embedder=embedder)
+    found = await recall(graph, RecallRequest(query=PET_QUESTION, limit=1), vectors=vectors)
 
     assert top(lexical) == (PUPPY, ["lexical"])
     assert (halfway, resumed, again) == (151 - 64, 151 - 64, 0)

@@ -118,7 +118,7 @@ async def test_the_backfill_command_embeds_what_an_old_graph_lacks(
     server_env: dict[str, str], graph: ProfileGraph, embedder: Embedder
 ) -> None:
     for text in ("We adopted a puppy named Biscuit last spring.", "I drive a blue hatchback."):
-        await remember(graph, RememberRequest(content=text), embedder=None)  # stored before vectors existed
+        await remember(graph, RememberRequest(content=text))  # stored before vectors existed
 
     def reverie(*arguments: str) -> subprocess.CompletedProcess[str]:
         return run_reverie(server_env, "embeddings", *arguments, "--profile", graph.profile_id)

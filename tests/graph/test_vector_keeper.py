@@ -1,0 +1,93 @@
+"""Vectors written after the write commits (`graph.embedding.keeper`), with the real model."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph.access import ProfileGraph
+from graph.embedding.encoder import Embedder
+from graph.embedding.keeper import Unembedded, VectorKeeper, keeping
+from graph.embedding.kinds import EmbeddedKind
+from graph.embedding.status import semantic_status
+from graph.memory.pipeline import RememberRequest, remember
+from graph.memory.recall import RecallRequest, recall
+from tests.graph.memory_support import works_at
+
+pytestmark = pytest.mark.anyio
+
+
+PUPPY = "We adopted a puppy named Biscuit last spring."
+
+
+async def test_recall_waits_for_the_vectors_queued_before_it(
+    graph: ProfileGraph, vectors: VectorKeeper
+) -> None:
+    # Stored without vectors, then queued at once, the puppy last: writing them all takes the
+    # model several runs, far longer than recall takes to encode its question.
+    texts = [f"Invoice {number} for the roof repair was paid." for number in range(200)] + [PUPPY]
+    stored = [await remember(graph, RememberRequest(content=text)) for text in texts]
+    vectors.keep(
+        graph,
+        [Unembedded(EmbeddedKind.FRAGMENT, s.fragment.id, t) for s, t in zip(stored, texts, strict=True)],
+    )
+
+    found = await recall(graph, RecallRequest(query="Does the person own a dog?", limit=1), vectors=vectors)
+
+    assert [(item.text, item.lanes) for item in found.results] == [(PUPPY, ["semantic"])]
+
+
+async def test_a_memory_just_remembered_is_found_by_meaning(
+    graph: ProfileGraph, vectors: VectorKeeper
+) -> None:
+    await remember(graph, RememberRequest(content=PUPPY), vectors=vectors)
+
+    found = await recall(graph, RecallRequest(query="Does the person own a dog?", limit=1), vectors=vectors)
+
+    assert [(item.text, item.lanes) for item in found.results] == [(PUPPY, ["semantic"])]
+
+
+async def test_settled_means_the_fragment_its_claim_and_the_fact_have_their_vectors(
+    graph: ProfileGraph, embedder: Embedder, vectors: VectorKeeper
+) -> None:
+    stored = await remember(
+        graph,
+        RememberRequest(content="I work at Initech now.", claims=[works_at("Initech")]),
+        vectors=vectors,
+    )
+    await vectors.settled(graph)
+
+    status = await semantic_status(graph, embedder)
+    assert stored.claims[0].fact is not None
+    assert (status.embedded, status.pending) == (3, 0)
+
+
+async def test_leaving_the_keeper_writes_every_vector_still_queued(
+    graph: ProfileGraph, embedder: Embedder
+) -> None:
+    async with keeping(embedder) as vectors:
+        for number in range(40):
+            await remember(
+                graph, RememberRequest(content=f"Day {number}: walked to the lake."), vectors=vectors
+            )
+
+    status = await semantic_status(graph, embedder)
+    assert (status.embedded, status.pending) == (40, 0)
+
+
+async def test_a_node_of_another_profile_queued_under_this_one_gets_no_vector(
+    graph: ProfileGraph, other_graph: ProfileGraph, embedder: Embedder, vectors: VectorKeeper
+) -> None:
+    theirs = await remember(other_graph, RememberRequest(content="Their secret garden has roses."))
+    mine = await remember(graph, RememberRequest(content="My garden has tulips."))
+
+    vectors.keep(
+        graph,
+        [
+            Unembedded(EmbeddedKind.FRAGMENT, theirs.fragment.id, "Their secret garden has roses."),
+            Unembedded(EmbeddedKind.FRAGMENT, mine.fragment.id, "My garden has tulips."),
+        ],
+    )
+    await vectors.settled(graph)
+
+    assert (await semantic_status(other_graph, embedder)).pending == 1
+    assert (await semantic_status(graph, embedder)).embedded == 1

@@ -114,7 +114,10 @@ class VectorKeeper:
 
     async def _write_batch(self, graph: ProfileGraph, batch: list[Unembedded]) -> None:
         try:
-            vectors = await self.embedder.passages([node.text for node in batch])
+            # A fact has its claim's text: each text goes through the model once.
+            texts = list(dict.fromkeys(node.text for node in batch))
+            by_text = dict(zip(texts, await self.embedder.passages(texts), strict=True))
+            vectors = [by_text[node.text] for node in batch]
             await graph.write_grouped(_write_all, self.embedder.model_id, batch, vectors)
         except Exception:
             # Trigger: the model or the write failed. Why: the memories themselves are stored

@@ -130,6 +130,11 @@ class MissingDatabaseError(ReverieError):
         )
 
 
+# Failures of the database itself rather than of one call's input: whatever the call was, the
+# next one would meet the same.
+DATABASE_FAILURES = (GraphUnavailableError, GraphTimeoutError, GraphBusyError, MissingDatabaseError)
+
+
 class UnscopedQueryError(ReverieError):
     """A query that could read or write outside its profile. Raised when the query is defined."""
 

@@ -13,7 +13,9 @@ phase wait so before they compare vectors. Writes of other processes carry their
 A model run or a vector write that fails is logged with its traceback and leaves its memories
 without vectors: they stay findable by their words, `reverie embeddings status` and
 `dreaming_status` count them as pending, and `reverie embeddings backfill` writes them. So does
-a process stopped before its queue was written; a clean shutdown writes the queue first.
+a process stopped before its queue was written; a clean shutdown writes the queue first. When
+Neo4j itself fails (unreachable, past its deadline), the rest of the profile's queue is left
+pending at once, rather than each batch waiting out the same failure in turn.
 
 Each profile's queue is written in that profile's own transactions (the profile is the key of
 the queue and every write query is scoped), so a node id of another profile matches nothing.
@@ -31,9 +33,12 @@ import anyio
 from anyio.abc import TaskGroup
 
 from graph.access import ProfileGraph, ProfileTx
+from graph.embedding import queries as q
 from graph.embedding.encoder import Embedder, Vector
 from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.store import write_vectors
+from graph.errors import DATABASE_FAILURES
+from graph.rows import ids_of
 
 log = logging.getLogger(__name__)
 
@@ -91,45 +96,66 @@ class VectorKeeper:
             await backlog.progress.wait()
 
     async def _drain(self, backlog: _Backlog) -> None:
+        graph = backlog.graph
         try:
             while backlog.waiting:
                 batch, backlog.waiting = backlog.waiting[:KEEPER_BATCH], backlog.waiting[KEEPER_BATCH:]
-                await self._write_batch(backlog.graph, batch)
+                try:
+                    await self._write_batch(graph, batch)
+                except DATABASE_FAILURES as error:
+                    # Trigger: Neo4j unreachable, past its deadline or busy. Why: every batch
+                    # left would wait out the same failure in turn (minutes, at a shutdown).
+                    # Outcome: this batch and the rest are left pending, with one warning.
+                    batch, backlog.waiting = batch + backlog.waiting, []
+                    _left_pending(graph, len(batch), str(error))
+                except Exception:
+                    # Trigger: the model or the write failed otherwise. Why: the memories are
+                    # stored and findable by their words. Outcome: logged with the traceback,
+                    # and this batch is left pending; the next batches are tried.
+                    log.exception("vector batch failed for profile %s", graph.profile_id)
+                    _left_pending(graph, len(batch), "the model or the write failed")
                 backlog.finished += len(batch)
                 backlog.progress.set()
                 backlog.progress = anyio.Event()
         finally:
             if backlog.waiting:
-                log.warning(
-                    "stopping with %d memories of profile %s without vectors; they stay pending "
-                    "until `reverie embeddings backfill --profile %s` runs",
-                    len(backlog.waiting),
-                    backlog.graph.profile_id,
-                    backlog.graph.profile_id,
-                )
+                _left_pending(graph, len(backlog.waiting), "the server stopped first")
             # Nothing is left to write (or the process is stopping): waiters must not hang.
             backlog.finished = backlog.queued
             backlog.progress.set()
-            del self._backlogs[backlog.graph.profile_id]
+            del self._backlogs[graph.profile_id]
 
     async def _write_batch(self, graph: ProfileGraph, batch: list[Unembedded]) -> None:
-        try:
-            # A fact has its claim's text: each text goes through the model once.
-            texts = list(dict.fromkeys(node.text for node in batch))
-            by_text = dict(zip(texts, await self.embedder.passages(texts), strict=True))
-            vectors = [by_text[node.text] for node in batch]
-            await graph.write_grouped(_write_all, self.embedder.model_id, batch, vectors)
-        except Exception:
-            # Trigger: the model or the write failed. Why: the memories themselves are stored
-            # and findable by their words. Outcome: logged; they count as pending until a
-            # backfill writes them.
-            log.exception(
-                "could not write the vectors of %d memories of profile %s; they stay pending "
-                "until `reverie embeddings backfill --profile %s` runs",
-                len(batch),
-                graph.profile_id,
-                graph.profile_id,
-            )
+        # A restated claim, and a fact promoted from a claim that had its vector, carry the
+        # model's vector already: a fifth of what was queued on a 2,000-memory bench profile.
+        done = await graph.read(_embedded_among, self.embedder.model_id, batch)
+        todo = [node for node in batch if node.id not in done]
+        if not todo:
+            return
+        # A fact has its claim's text: each text goes through the model once.
+        texts = list(dict.fromkeys(node.text for node in todo))
+        by_text = dict(zip(texts, await self.embedder.passages(texts), strict=True))
+        vectors = [by_text[node.text] for node in todo]
+        await graph.write_grouped(_write_all, self.embedder.model_id, todo, vectors)
+
+
+def _left_pending(graph: ProfileGraph, count: int, reason: str) -> None:
+    log.warning(
+        "%d memories of profile %s stay without vectors (%s); they are found by their words, and "
+        "`reverie embeddings backfill --profile %s` writes their vectors",
+        count,
+        graph.profile_id,
+        reason,
+        graph.profile_id,
+    )
+
+
+async def _embedded_among(tx: ProfileTx, model_id: str, batch: list[Unembedded]) -> set[str]:
+    done: set[str] = set()
+    for kind in {node.kind for node in batch}:
+        ids = [node.id for node in batch if node.kind is kind]
+        done.update(ids_of(await tx.run(q.EMBEDDED_AMONG[kind], ids=ids, model=model_id)))
+    return done
 
 
 async def _write_all(tx: ProfileTx, model_id: str, batch: list[Unembedded], vectors: list[Vector]) -> None:

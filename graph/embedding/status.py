@@ -18,7 +18,8 @@ class SemanticStatus(BaseModel):
     model: str | None = Field(description="The embedding model whose vectors recall compares")
     embedded: int = Field(description="Memories (fragments, claims, facts, dreams) with this model's vector")
     pending: int = Field(
-        description="Memories without it: found only by words until `reverie embeddings backfill` runs"
+        description="Memories without it, found only by their words: those just remembered until "
+        "their vectors follow (a moment), older ones until `reverie embeddings backfill` runs"
     )
     pending_by_kind: dict[str, int]
 

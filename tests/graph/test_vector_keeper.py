@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import logging
+import socket
+
 import pytest
 
-from graph.access import ProfileGraph
+from graph.access import ConnectionSettings, GraphStore, ProfileGraph
 from graph.embedding.encoder import Embedder
 from graph.embedding.keeper import Unembedded, VectorKeeper, keeping
 from graph.embedding.kinds import EmbeddedKind
@@ -91,3 +94,26 @@ async def test_a_node_of_another_profile_queued_under_this_one_gets_no_vector(
 
     assert (await semantic_status(other_graph, embedder)).pending == 1
     assert (await semantic_status(graph, embedder)).embedded == 1
+
+
+async def test_an_unreachable_database_leaves_the_whole_queue_pending_at_once(
+    embedder: Embedder, caplog: pytest.LogCaptureFixture
+) -> None:
+    with socket.socket() as probe:  # a port nothing listens on once the probe closes
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    store = GraphStore.connect(ConnectionSettings(f"bolt://127.0.0.1:{port}", "neo4j", "unused"))
+    graph = store.profile("nowhere")
+    nodes = [Unembedded(EmbeddedKind.FRAGMENT, f"f{number}", f"Note {number}.") for number in range(300)]
+    try:
+        with caplog.at_level(logging.WARNING, logger="graph.embedding.keeper"):
+            async with keeping(embedder) as vectors:
+                assert vectors is not None
+                vectors.keep(graph, nodes)
+                await vectors.settled(graph)
+    finally:
+        await store.close()
+
+    warnings = [record.getMessage() for record in caplog.records if record.name == "graph.embedding.keeper"]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("300 memories of profile nowhere stay without vectors (Neo4j at bolt://")

@@ -1,9 +1,9 @@
 """The meaning vectors of a process's writes, written after the writes commit.
 
 `remember` stores a memory's words and returns as soon as they are findable; the model then
-embeds the memory (with whatever else arrived meanwhile, in one model run) and the vectors are
-written in one transaction, shared with the profile's other writes queued at that moment
-(`graph.group_commit`). Measured on two cores at 1,000 memories: remember one at a time 65
+embeds the memory, together with whatever else was queued meanwhile (in one turn on the model),
+and the vectors are written in one transaction, shared with the profile's other writes queued at
+that moment (`graph.group_commit`). Measured on two cores at 1,000 memories: remember one at a time 65
 against 52 per second with the model in the call, bulk 137 against 111.
 
 Nothing reads a stale picture because of it: `settled(graph)` waits until the vectors of every

@@ -38,7 +38,7 @@ from graph.embedding.encoder import Embedder, Vector
 from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.store import write_vectors
 from graph.errors import DATABASE_FAILURES
-from graph.rows import ids_of
+from graph.rows import Row
 
 log = logging.getLogger(__name__)
 
@@ -48,11 +48,23 @@ KEEPER_BATCH: Final = 64
 
 @dataclass(frozen=True)
 class Unembedded:
-    """A node a write stored without its vector, with the text the vector is made from."""
+    """A node a write stored (or may have stored) without the model's vector."""
 
     kind: EmbeddedKind
     id: str
+
+
+@dataclass(frozen=True)
+class _Missing:
+    """A queued node that still lacks the vector, with its text as stored now."""
+
+    node: Unembedded
     text: str
+
+    @classmethod
+    def from_row(cls, kind: EmbeddedKind, row: Row) -> _Missing:
+        """From `MISSING_AMONG[kind]`."""
+        return cls(Unembedded(kind, str(row["id"])), str(row["text"]))
 
 
 @dataclass(eq=False)
@@ -126,17 +138,18 @@ class VectorKeeper:
             del self._backlogs[graph.profile_id]
 
     async def _write_batch(self, graph: ProfileGraph, batch: list[Unembedded]) -> None:
-        # A restated claim, and a fact promoted from a claim that had its vector, carry the
-        # model's vector already: a fifth of what was queued on a 2,000-memory bench profile.
-        done = await graph.read(_embedded_among, self.embedder.model_id, batch)
-        todo = [node for node in batch if node.id not in done]
-        if not todo:
+        # The texts are read now, so a node forgotten meanwhile (a tombstone) is skipped, and so
+        # is one that has the vector already: a restated claim, a fact promoted from a claim
+        # that had one (a fifth of what was queued on a 2,000-memory bench profile).
+        missing = await graph.read(_missing_among, self.embedder.model_id, batch)
+        if not missing:
             return
         # A fact has its claim's text: each text goes through the model once.
-        texts = list(dict.fromkeys(node.text for node in todo))
+        texts = list(dict.fromkeys(item.text for item in missing))
         by_text = dict(zip(texts, await self.embedder.passages(texts), strict=True))
-        vectors = [by_text[node.text] for node in todo]
-        await graph.write_grouped(_write_all, self.embedder.model_id, todo, vectors)
+        vectors = [by_text[item.text] for item in missing]
+        nodes = [item.node for item in missing]
+        await graph.write_grouped(_write_all, self.embedder.model_id, nodes, vectors)
 
 
 def _left_pending(graph: ProfileGraph, count: int, reason: str) -> None:
@@ -150,12 +163,13 @@ def _left_pending(graph: ProfileGraph, count: int, reason: str) -> None:
     )
 
 
-async def _embedded_among(tx: ProfileTx, model_id: str, batch: list[Unembedded]) -> set[str]:
-    done: set[str] = set()
+async def _missing_among(tx: ProfileTx, model_id: str, batch: list[Unembedded]) -> list[_Missing]:
+    missing = []
     for kind in {node.kind for node in batch}:
         ids = [node.id for node in batch if node.kind is kind]
-        done.update(ids_of(await tx.run(q.EMBEDDED_AMONG[kind], ids=ids, model=model_id)))
-    return done
+        rows = await tx.run(q.MISSING_AMONG[kind], ids=ids, model=model_id)
+        missing += [_Missing.from_row(kind, row) for row in rows]
+    return missing
 
 
 async def _write_all(tx: ProfileTx, model_id: str, batch: list[Unembedded], vectors: list[Vector]) -> None:

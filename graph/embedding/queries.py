@@ -56,21 +56,22 @@ def _count_vectors(label: str, order_by: str) -> ScopedQuery:
     )
 
 
-def _embedded_among(label: str) -> ScopedQuery:
+def _missing_among(label: str) -> ScopedQuery:
+    # A node forgotten meanwhile has become a `Forgotten` tombstone and no longer matches.
     return ScopedQuery(
-        f"embedded_among_{label}",
+        f"missing_among_{label}",
         f"""
         UNWIND $ids AS node_id
         MATCH (n:{label} {{profile_id: $profile_id, id: node_id}})
-        WHERE n.embedding_model = $model
-        RETURN n.id AS id
+        WHERE (n.embedding_model IS NULL OR n.embedding_model <> $model) AND n.text IS NOT NULL
+        RETURN n.id AS id, n.text AS text
         """,
     )
 
 
 SET_VECTORS: Final = {kind: _set_vectors(s.label, s.recallable) for kind, s in STORAGE.items()}
-EMBEDDED_AMONG: Final = {kind: _embedded_among(s.label) for kind, s in STORAGE.items()}
+MISSING_AMONG: Final = {kind: _missing_among(s.label) for kind, s in STORAGE.items()}
 MISSING_BATCH: Final = {kind: _missing_batch(s.label, s.order_by) for kind, s in STORAGE.items()}
 COUNT_VECTORS: Final = {kind: _count_vectors(s.label, s.order_by) for kind, s in STORAGE.items()}
 
-__all__ = ["COUNT_VECTORS", "EMBEDDED_AMONG", "MISSING_BATCH", "SET_VECTORS", "EmbeddedKind"]
+__all__ = ["COUNT_VECTORS", "MISSING_AMONG", "MISSING_BATCH", "SET_VECTORS", "EmbeddedKind"]

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from graph.access import ProfileTx
+from graph.embedding.keeper import Unembedded
 from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.store import PassageVectors, vector_properties
 from graph.errors import NotFoundError
@@ -312,3 +313,12 @@ async def settle_claim(
         clarification=promotion.clarification,
         flagged_fact_id=flagged,
     )
+
+
+def claim_nodes(settled: ClaimResult) -> list[Unembedded]:
+    """The claim a settlement touched and the fact it promoted or kept, for the vector keeper
+    (which skips those that have the model's vector already)."""
+    nodes = [Unembedded(EmbeddedKind.CLAIM, settled.claim_id)]
+    if settled.fact is not None:
+        nodes.append(Unembedded(EmbeddedKind.FACT, settled.fact.id))
+    return nodes

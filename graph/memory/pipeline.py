@@ -28,7 +28,7 @@ from graph.errors import (
     InvalidTransitionError,
 )
 from graph.memory import queries as q
-from graph.memory.claims import claim_fields, load_claim, settle_claim, upsert_claim
+from graph.memory.claims import claim_fields, claim_nodes, load_claim, settle_claim, upsert_claim
 from graph.memory.models import (
     MAX_CLAIMS,
     MAX_CONTENT_CHARS,
@@ -231,23 +231,16 @@ async def remember(
         # unique constraints decided the race. Outcome: run again and report the duplicate.
         result = await graph.write_grouped(_remember_in, request, writing)
     if vectors is not None:
-        vectors.keep(graph, _unembedded(request, result))
+        vectors.keep(graph, _unembedded(result))
     return result
 
 
-def _unembedded(request: RememberRequest, result: RememberResult) -> list[Unembedded]:
-    """What the call stored that needs a vector: a new fragment, its claims, facts promoted now."""
-    nodes = (
-        [Unembedded(EmbeddedKind.FRAGMENT, result.fragment.id, request.content)]
-        if result.fragment.created
-        else []
-    )
-    # One result per claim, in order; a retried call (same idempotency key) reports none.
-    for claim, settled in zip(request.claims, result.claims, strict=False):
-        text = claim_fields(claim)["text"]
-        nodes.append(Unembedded(EmbeddedKind.CLAIM, settled.claim_id, text))
-        if settled.outcome is PromotionOutcome.PROMOTED and settled.fact is not None:
-            nodes.append(Unembedded(EmbeddedKind.FACT, settled.fact.id, text))
+def _unembedded(result: RememberResult) -> list[Unembedded]:
+    """What the call stored that may need a vector: a new fragment, its claims, their facts (the
+    keeper skips whatever already has the model's vector)."""
+    nodes = [Unembedded(EmbeddedKind.FRAGMENT, result.fragment.id)] if result.fragment.created else []
+    for settled in result.claims:
+        nodes += claim_nodes(settled)
     return nodes
 
 
@@ -290,5 +283,11 @@ async def confirm(
     decision: ConfirmDecision,
     verifier: ClaimVerifier = DEFAULT_VERIFIER,
     now: datetime | None = None,
+    vectors: VectorKeeper | None = None,
 ) -> ConfirmResult:
-    return await graph.write(_confirm_in, claim_id, decision, verifier, now or utcnow())
+    """Settle a claim as the person decided; with `vectors`, a fact it becomes gets its vector
+    (copied from the claim when it has one, else written after the commit)."""
+    result = await graph.write(_confirm_in, claim_id, decision, verifier, now or utcnow())
+    if vectors is not None:
+        vectors.keep(graph, claim_nodes(result.claim))
+    return result

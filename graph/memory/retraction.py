@@ -13,9 +13,10 @@ from datetime import datetime
 
 from graph.access import ProfileGraph, ProfileTx
 from graph.clock import utcnow
+from graph.embedding.keeper import VectorKeeper
 from graph.errors import InvalidInputError, NotFoundError
 from graph.memory import queries as q
-from graph.memory.claims import load_claim, settle_claim
+from graph.memory.claims import claim_nodes, load_claim, settle_claim
 from graph.memory.models import ClaimResult, RetractResult
 from graph.memory.pipeline import DEFAULT_VERIFIER
 from graph.memory.records import LostSupport, OpenQuestion, Retraction, fact_view
@@ -31,10 +32,16 @@ async def retract(
     reason: str,
     now: datetime | None = None,
     verifier: ClaimVerifier = DEFAULT_VERIFIER,
+    vectors: VectorKeeper | None = None,
 ) -> RetractResult:
+    """Withdraw a fragment or fact as wrong; with `vectors`, a fact promoted by a reconsidered
+    claim gets its vector like any other."""
     if not reason.strip():
         raise InvalidInputError("reason is empty: say why this memory is withdrawn (kept for the record).")
-    return await graph.write(_retract_in, item_id, reason, now or utcnow(), verifier)
+    result = await graph.write(_retract_in, item_id, reason, now or utcnow(), verifier)
+    if vectors is not None:
+        vectors.keep(graph, [node for claim in result.reconsidered_claims for node in claim_nodes(claim)])
+    return result
 
 
 async def _retract_in(

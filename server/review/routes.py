@@ -267,8 +267,10 @@ class ReviewPage:
 
     async def confirm(self, request: Request, session: ReviewSession) -> Response:
         form = ConfirmForm.model_validate(_fields(await request.form()))
-        _, graph = await self.graph(session)
-        result = await pipeline.confirm(graph, _path_id(request, "claim_id"), form.decision)
+        app, graph = await self.graph(session)
+        result = await pipeline.confirm(
+            graph, _path_id(request, "claim_id"), form.decision, vectors=app.vectors
+        )
         claim = result.claim
         return self.back_to(
             "/memory",

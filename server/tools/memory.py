@@ -125,7 +125,7 @@ async def confirm_memory(
     (the old one is superseded, not deleted); keep_existing and reject_claim reject the claim.
     """
     graph = await app_of(ctx).graph_for(write=True)
-    return await pipeline.confirm(graph, claim_id, decision)
+    return await pipeline.confirm(graph, claim_id, decision, vectors=app_of(ctx).vectors)
 
 
 @mapped_errors
@@ -137,7 +137,7 @@ async def retract_memory(
     """Withdraw a fragment or fact as wrong; its words are kept, marked retracted. A retracted
     fact's slot is settled again: the fact it replaced returns, open questions about it close."""
     graph = await app_of(ctx).graph_for(write=True)
-    return await retraction.retract(graph, id, reason)
+    return await retraction.retract(graph, id, reason, vectors=app_of(ctx).vectors)
 
 
 @mapped_errors

@@ -12,7 +12,7 @@ from graph.embedding.encoder import Embedder
 from graph.embedding.keeper import Unembedded, VectorKeeper, keeping
 from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.status import semantic_status
-from graph.memory.pipeline import RememberRequest, remember
+from graph.memory.pipeline import RememberRequest, confirm, remember
 from graph.memory.recall import RecallRequest, recall
 from tests.graph.memory_support import works_at
 
@@ -31,7 +31,7 @@ async def test_recall_waits_for_the_vectors_queued_before_it(
     stored = [await remember(graph, RememberRequest(content=text)) for text in texts]
     vectors.keep(
         graph,
-        [Unembedded(EmbeddedKind.FRAGMENT, s.fragment.id, t) for s, t in zip(stored, texts, strict=True)],
+        [Unembedded(EmbeddedKind.FRAGMENT, s.fragment.id) for s in stored],
     )
 
     found = await recall(graph, RecallRequest(query="Does the person own a dog?", limit=1), vectors=vectors)
@@ -86,8 +86,8 @@ async def test_a_node_of_another_profile_queued_under_this_one_gets_no_vector(
     vectors.keep(
         graph,
         [
-            Unembedded(EmbeddedKind.FRAGMENT, theirs.fragment.id, "Their secret garden has roses."),
-            Unembedded(EmbeddedKind.FRAGMENT, mine.fragment.id, "My garden has tulips."),
+            Unembedded(EmbeddedKind.FRAGMENT, theirs.fragment.id),
+            Unembedded(EmbeddedKind.FRAGMENT, mine.fragment.id),
         ],
     )
     await vectors.settled(graph)
@@ -104,7 +104,7 @@ async def test_an_unreachable_database_leaves_the_whole_queue_pending_at_once(
         port = probe.getsockname()[1]
     store = GraphStore.connect(ConnectionSettings(f"bolt://127.0.0.1:{port}", "neo4j", "unused"))
     graph = store.profile("nowhere")
-    nodes = [Unembedded(EmbeddedKind.FRAGMENT, f"f{number}", f"Note {number}.") for number in range(300)]
+    nodes = [Unembedded(EmbeddedKind.FRAGMENT, f"f{number}") for number in range(300)]
     try:
         with caplog.at_level(logging.WARNING, logger="graph.embedding.keeper"):
             async with keeping(embedder) as vectors:
@@ -117,3 +117,24 @@ async def test_an_unreachable_database_leaves_the_whole_queue_pending_at_once(
     warnings = [record.getMessage() for record in caplog.records if record.name == "graph.embedding.keeper"]
     assert len(warnings) == 1
     assert warnings[0].startswith("300 memories of profile nowhere stay without vectors (Neo4j at bolt://")
+
+
+async def test_a_fact_the_person_confirms_gets_its_vector_even_when_its_claim_had_none(
+    graph: ProfileGraph, embedder: Embedder, vectors: VectorKeeper
+) -> None:
+    # Stored by a process that wrote no vectors: the claim has none for the new fact to copy.
+    await remember(graph, RememberRequest(content="I work at Acme Corp.", claims=[works_at("Acme Corp")]))
+    beta = await remember(
+        graph, RememberRequest(content="I work at Beta Labs.", claims=[works_at("Beta Labs")])
+    )
+
+    confirmed = await confirm(graph, beta.claims[0].claim_id, "accept_claim", vectors=vectors)
+    await vectors.settled(graph)
+
+    assert confirmed.claim.fact is not None
+    found = await recall(graph, RecallRequest(query="Where is my job?", limit=3), vectors=vectors)
+    assert any(
+        item.kind == "fact" and "Beta Labs" in item.text and item.lanes == ["semantic"]
+        for item in found.results
+    )
+    assert (await semantic_status(graph, embedder)).embedded == 2  # the Beta claim and its fact

@@ -65,6 +65,9 @@ async def test_without_embeddings_the_memories_await_a_backfill_elsewhere(
     neo4j_settings: ConnectionSettings,
 ) -> None:
     await call("remember", content="I keep bees on the roof of our flat.")
+    # Recall waits for the vectors the server queued; otherwise this test's blocking commands
+    # below would hold them back until the re-imported node (same id) is there to receive them.
+    await call("recall_memory", query="bees")
     lines = export(server_env, profile_id, tmp_path / "plain.jsonl")
     assert all(json.loads(line).get("embedding") is None for line in lines)
     run_reverie(server_env, "profile", "delete", profile_id, "--yes")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from importlib.metadata import version
 from typing import Any
 
@@ -130,29 +130,26 @@ def make_lifespan(
 ) -> Callable[[MCPServer[AppContext]], AbstractAsyncContextManager[AppContext]]:
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
-        store = GraphStore.connect(await resolve_connection(settings))
-        try:
-            # Leaving `keeping` writes the vectors still queued, before the driver closes.
-            async with keeping(embedder) as vectors:
-                context = AppContext(settings=settings, store=store, transport=transport, vectors=vectors)
-                try:
-                    await context.ensure_ready()
-                except GraphUnavailableError as error:
-                    # Trigger: Neo4j down at start. Why: a host should still see the tools and get
-                    # a clear error per call. Outcome: schema is retried on the first call that connects.
-                    log.warning("Starting without a graph: %s", error)
-                scheduler = nightly_scheduler(store, settings, vectors) if run_scheduler else None
-                if scheduler is not None:
-                    scheduler.start()
-                live.current = context
-                try:
-                    yield context
-                finally:
-                    live.current = None
-                    if scheduler is not None:
-                        await scheduler.stop()
-        finally:
-            await store.close()
+        # Undone in reverse: the page and tools let go, the scheduler stops, the vectors still
+        # queued are written, and only then does the driver close.
+        async with AsyncExitStack() as stack:
+            store = GraphStore.connect(await resolve_connection(settings))
+            stack.push_async_callback(store.close)
+            vectors = await stack.enter_async_context(keeping(embedder))
+            context = AppContext(settings=settings, store=store, transport=transport, vectors=vectors)
+            try:
+                await context.ensure_ready()
+            except GraphUnavailableError as error:
+                # Trigger: Neo4j down at start. Why: a host should still see the tools and get a
+                # clear error per call. Outcome: schema is retried on the first call that connects.
+                log.warning("Starting without a graph: %s", error)
+            if run_scheduler:
+                scheduler = nightly_scheduler(store, settings, vectors)
+                scheduler.start()
+                stack.push_async_callback(scheduler.stop)
+            live.current = context
+            stack.callback(setattr, live, "current", None)
+            yield context
 
     return lifespan
 

@@ -1,18 +1,15 @@
 """Running one embedding model on the CPU: tokenise, run the ONNX graph, pool, normalise.
 
 `OnnxEncoder` is synchronous and thread-safe. `Embedder` wraps it for async callers: texts are
-encoded in a worker thread (the event loop keeps serving). Passages take turns: those that arrive
-while the model is busy are encoded in its next turn, one model at work at a time. A query does
-not queue behind them: recall waits for its question's vector, so it is encoded at once, beside
-a turn that may be running.
+encoded in a worker thread (the event loop keeps serving). Passages take turns, one model run at
+a time. A query does not queue behind them: recall waits for its question's vector, so it is
+encoded at once, beside a turn that may be running.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Final
 
 import anyio
 import numpy as np
@@ -24,8 +21,6 @@ from graph.embedding.catalog import ModelSpec, Pooling
 from graph.embedding.provision import ModelFiles, ModelUnavailableError
 
 Vector = list[float]
-# More texts than this wait for the next turn, which bounds how long one turn holds the model.
-_RUN_LIMIT: Final = 256
 
 
 class OnnxEncoder:
@@ -76,14 +71,6 @@ class OnnxEncoder:
         return unit
 
 
-@dataclass
-class _Request:
-    texts: Sequence[str]
-    done: threading.Event = field(default_factory=threading.Event)
-    vectors: list[Vector] | None = None
-    error: BaseException | None = None
-
-
 class Embedder:
     """The model as memory code uses it: passages and queries get the prefixes the model wants."""
 
@@ -91,48 +78,17 @@ class Embedder:
         self.spec = encoder.spec
         self.model_id = encoder.spec.model_id
         self._encoder = encoder
-        self._queue: list[_Request] = []
-        self._queue_lock = threading.Lock()
-        self._run_lock = threading.Lock()
+        # Passages take turns: one model run at a time, beside Neo4j on the same cores.
+        self._turn = threading.Lock()
 
     async def passages(self, texts: Sequence[str]) -> list[Vector]:
         prefix = self.spec.passage_prefix
-        return await anyio.to_thread.run_sync(self._encode_shared, [prefix + text for text in texts])
+        return await anyio.to_thread.run_sync(self._encode_in_turn, [prefix + text for text in texts])
 
     async def query(self, text: str) -> Vector:
         vectors = await anyio.to_thread.run_sync(self._encoder.encode, [self.spec.query_prefix + text])
         return vectors[0]
 
-    def _encode_shared(self, texts: Sequence[str]) -> list[Vector]:
-        request = _Request(texts)
-        with self._queue_lock:
-            self._queue.append(request)
-        while not request.done.is_set():
-            with self._run_lock:
-                if not request.done.is_set():
-                    self._run_queued()
-        if request.error is not None:
-            raise request.error
-        assert request.vectors is not None
-        return request.vectors
-
-    def _run_queued(self) -> None:
-        """Encode what is queued (up to a bound) in one turn; called with the run lock held."""
-        with self._queue_lock:
-            taken, size = 0, 0
-            while taken < len(self._queue) and (taken == 0 or size < _RUN_LIMIT):
-                size += len(self._queue[taken].texts)
-                taken += 1
-            batch, self._queue = self._queue[:taken], self._queue[taken:]
-        try:
-            vectors = self._encoder.encode([text for request in batch for text in request.texts])
-        except Exception as error:  # each waiting caller re-raises it in its own thread
-            for request in batch:
-                request.error = error
-                request.done.set()
-            return
-        start = 0
-        for request in batch:
-            request.vectors = vectors[start : start + len(request.texts)]
-            start += len(request.texts)
-            request.done.set()
+    def _encode_in_turn(self, texts: list[str]) -> list[Vector]:
+        with self._turn:
+            return self._encoder.encode(texts)

@@ -35,8 +35,7 @@ class OnnxEncoder:
             # One thread per run: the model shares the machine with Neo4j, which commits the
             # writes the vectors are for. Measured on two cores at 1,000 memories, one thread
             # against onnxruntime's default of one per core: remember one at a time 52 against
-            # 42 per second, bulk 111 against 94, a query encoded in 5.8 against 6.7 ms. Batching
-            # concurrent requests (below) gives the throughput more threads would.
+            # 42 per second, bulk 111 against 94, a query encoded in 5.8 against 6.7 ms.
             options.intra_op_num_threads = 1
             self._session = ort.InferenceSession(str(files.onnx), options, providers=["CPUExecutionProvider"])
             self._tokenizer = Tokenizer.from_file(str(files.tokenizer))

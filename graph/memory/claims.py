@@ -108,25 +108,16 @@ async def upsert_claim(
 
     With `vectors` (computed before the transaction), the claim gets its statement's vector."""
     fields = claim_fields(claim)
-    row = await tx.single(q.FIND_OPEN_CLAIM, claim_key=fields["claim_key"])
-    if row is None:
-        fields["id"] = str(uuid.uuid4())
-        created = await tx.one(
-            q.CREATE_CLAIM, fields=fields, now=now, **vector_properties(vectors, fields["text"])
-        )
-        stored = StoredClaim.from_row(created)
-    else:
-        found = StoredClaim.from_row(row)
-        if vectors is not None and found.embedding_model != vectors.model_id:
-            await vectors.store(tx, EmbeddedKind.CLAIM, found.id, found.text)
-        # A restatement may come with more confidence than before; keep the best seen.
-        better = {
-            "extract_conf": max(found.extract_conf, claim.extract_conf),
-            "resolution_conf": max(found.resolution_conf, claim.resolution_conf),
-        }
-        stored = StoredClaim.from_row(await tx.one(q.SET_CLAIM_STATE, id=found.id, fields=better))
-    await tx.run(q.LINK_SUPPORT, claim_id=stored.id, fragment_ids=fragment_ids)
-    return stored
+    row = await tx.one(
+        q.UPSERT_OPEN_CLAIM,
+        claim_key=fields["claim_key"],
+        id=str(uuid.uuid4()),
+        fields=fields,
+        fragment_ids=fragment_ids,
+        now=now,
+        **vector_properties(vectors, fields["text"]),
+    )
+    return StoredClaim.from_row(row)
 
 
 @dataclass(frozen=True)
@@ -174,7 +165,7 @@ class Promotion:
     status: ClaimStatus | None = None
 
 
-async def promote_claim(
+async def _promote_claim(
     tx: ProfileTx,
     claim: StoredClaim,
     assessment: Assessment,
@@ -182,7 +173,10 @@ async def promote_claim(
     *,
     overrule: str | None = None,
 ) -> Promotion:
-    """Apply the gates and the slot's policy. `overrule` names a fact the person chose to replace."""
+    """Apply the gates and the slot's policy. `overrule` names a fact the person chose to replace.
+
+    The claim's new status is returned in `Promotion.status`, and `settle_claim` records it
+    together with the verdict, in one write."""
     if assessment.verification.verdict is not Verdict.ENTAILED:
         return Promotion(PromotionOutcome.NOT_VALIDATED)
     rule = rule_for(claim.predicate)
@@ -195,7 +189,6 @@ async def promote_claim(
     same = next((fact for fact in active if fact.claim_key == claim.claim_key), None)
     if same is not None:
         fact = fact_view(await tx.one(q.UPDATE_FACT_SCORE, id=same.id, truth_score=score))
-        await tx.run(q.SET_CLAIM_STATE, id=claim.id, fields={"status": ClaimStatus.PROMOTED.value})
         return Promotion(PromotionOutcome.PROMOTED, fact=fact, status=ClaimStatus.PROMOTED)
     conflicting = active[0] if active and rule.policy is PredicatePolicy.SINGLE_CURRENT else None
     if conflicting is None:
@@ -206,7 +199,6 @@ async def promote_claim(
     if strength is Strength.STRONGER:
         return await _create_fact(tx, claim, rule, score, now, replaces=conflicting.id)
     if strength is Strength.WEAKER:
-        await tx.run(q.SET_CLAIM_STATE, id=claim.id, fields={"status": ClaimStatus.REJECTED.value})
         return Promotion(PromotionOutcome.REJECTED_WEAKER, status=ClaimStatus.REJECTED)
     clarification = await _open_clarification(tx, claim, conflicting, now)
     return Promotion(
@@ -223,16 +215,14 @@ async def _create_fact(
     *,
     replaces: str | None,
 ) -> Promotion:
-    row = await tx.single(q.REVALIDATE_FACT, claim_id=claim.id, slot=claim.slot, truth_score=score, now=now)
-    if row is None:
-        row = await tx.one(
-            q.CREATE_FACT,
-            claim_id=claim.id,
-            id=str(uuid.uuid4()),
-            slot=claim.slot,
-            truth_score=score,
-            now=now,
-        )
+    row = await tx.one(
+        q.PROMOTE_TO_FACT,
+        claim_id=claim.id,
+        id=str(uuid.uuid4()),
+        slot=claim.slot,
+        truth_score=score,
+        now=now,
+    )
     fact = fact_view(row)
     if replaces is not None:
         await tx.run(q.SUPERSEDE_FACT, old_id=replaces, new_id=fact.id, now=now)
@@ -274,7 +264,7 @@ async def settle_claim(
     assessment = await assess_claim(tx, claim, verifier)
     final = claim.status in (ClaimStatus.REJECTED, ClaimStatus.SUPERSEDED)
     promotion = (
-        await promote_claim(tx, claim, assessment, now, overrule=overrule)
+        await _promote_claim(tx, claim, assessment, now, overrule=overrule)
         if promote and not final
         else Promotion(PromotionOutcome.NOT_ATTEMPTED)
     )

@@ -112,23 +112,17 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(normalize(content).encode()).hexdigest()
 
 
-async def _find_duplicate(tx: ProfileTx, request: RememberRequest, digest: str) -> FragmentRef | None:
-    if request.idempotency_key:
-        row = await tx.single(q.FIND_FRAGMENT_BY_KEY, key=request.idempotency_key)
-        keyed = KeyedFragment.from_row(row) if row else None
-        if keyed and keyed.forgotten:
-            raise ForgottenKeyError(request.idempotency_key, keyed.id)
-        if keyed and keyed.content_hash != digest:
-            raise IdempotencyConflictError(request.idempotency_key, keyed.id)
-        if keyed:
-            return FragmentRef(
-                id=keyed.id, created=False, duplicate_of=keyed.id, duplicate_by="idempotency_key"
-            )
-    row = await tx.single(q.FIND_FRAGMENT_BY_HASH, hash=digest)
-    if row:
-        same = id_of(row)
-        return FragmentRef(id=same, created=False, duplicate_of=same, duplicate_by="content_hash")
-    return None
+async def _find_keyed(tx: ProfileTx, key: str, digest: str) -> FragmentRef | None:
+    """The fragment a retried call with the same idempotency key stored, if any."""
+    row = await tx.single(q.FIND_FRAGMENT_BY_KEY, key=key)
+    keyed = KeyedFragment.from_row(row) if row else None
+    if keyed is None:
+        return None
+    if keyed.forgotten:
+        raise ForgottenKeyError(key, keyed.id)
+    if keyed.content_hash != digest:
+        raise IdempotencyConflictError(key, keyed.id)
+    return FragmentRef(id=keyed.id, created=False, duplicate_of=keyed.id, duplicate_by="idempotency_key")
 
 
 async def _check_support_ids(tx: ProfileTx, claims: Sequence[ClaimInput]) -> None:
@@ -158,28 +152,33 @@ class _Writing:
 async def _remember_in(tx: ProfileTx, request: RememberRequest, writing: _Writing) -> RememberResult:
     digest = content_hash(request.content)
     await _check_support_ids(tx, request.claims)
-    fragment = await _find_duplicate(tx, request, digest)
-    if fragment is not None and fragment.duplicate_by == "idempotency_key":
-        # A retried call: the first one already processed its claims.
-        return RememberResult(fragment=fragment, claims=[], clarifications=[])
-    if fragment is None:
-        row = await tx.one(
-            q.CREATE_FRAGMENT,
-            id=str(uuid.uuid4()),
-            text=request.content,
-            hash=digest,
-            key=request.idempotency_key,
-            source=request.source,
-            authority=request.authority,
-            quality=source_quality(request.authority),
-            labels=list(request.labels),
-            metadata=writing.metadata,
-            now=writing.now,
-            occurred_at=as_utc(request.occurred_at) or writing.now,
-            graph_format=GRAPH_FORMAT,
-            **vector_properties(writing.vectors, request.content),
-        )
-        fragment = FragmentRef(id=id_of(row), created=True)
+    if request.idempotency_key:
+        keyed = await _find_keyed(tx, request.idempotency_key, digest)
+        if keyed is not None:
+            # A retried call: the first one already processed its claims.
+            return RememberResult(fragment=keyed, claims=[], clarifications=[])
+    row = await tx.one(
+        q.CREATE_FRAGMENT_UNLESS_HELD,
+        id=str(uuid.uuid4()),
+        text=request.content,
+        hash=digest,
+        key=request.idempotency_key,
+        source=request.source,
+        authority=request.authority,
+        quality=source_quality(request.authority),
+        labels=list(request.labels),
+        metadata=writing.metadata,
+        now=writing.now,
+        occurred_at=as_utc(request.occurred_at) or writing.now,
+        graph_format=GRAPH_FORMAT,
+        **vector_properties(writing.vectors, request.content),
+    )
+    held = id_of(row)
+    fragment = (
+        FragmentRef(id=held, created=True)
+        if row["created"]
+        else FragmentRef(id=held, created=False, duplicate_of=held, duplicate_by="content_hash")
+    )
     results = await _settle_claims(tx, request, fragment.id, writing)
     clarifications = [result.clarification for result in results if result.clarification is not None]
     return RememberResult(fragment=fragment, claims=results, clarifications=clarifications)

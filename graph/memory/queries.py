@@ -29,32 +29,37 @@ FIND_FRAGMENT_BY_KEY = ScopedQuery(
     RETURN id, content_hash, forgotten
     """,
 )
-FIND_FRAGMENT_BY_HASH = ScopedQuery(
-    "find_fragment_by_hash",
-    "MATCH (f:SourceFragment {profile_id: $profile_id, active_hash: $hash}) RETURN f.id AS id",
-)
-CREATE_FRAGMENT = ScopedQuery(
-    "create_fragment",
+# The content check and the write are one round trip: most remembers are new, and a bulk
+# import's calls queue behind each other's queries (`graph.group_commit`). A duplicate returns
+# the fragment that holds the content, and nothing is written.
+CREATE_FRAGMENT_UNLESS_HELD = ScopedQuery(
+    "create_fragment_unless_held",
     """
-    // Only the first fragment creates the Profile node: a MERGE on every call would take the
-    // profile's lock and serialise all of a profile's writes. A race to create it is settled
-    // by the unique constraint (the caller retries).
-    OPTIONAL MATCH (p:Profile {profile_id: $profile_id})
-    CALL (p) {
-        WITH p WHERE p IS NULL
-        CREATE (:Profile {profile_id: $profile_id, created_at: $now, graph_format: $graph_format})
+    OPTIONAL MATCH (same:SourceFragment {profile_id: $profile_id, active_hash: $hash})
+    OPTIONAL CALL (same) {
+        WITH same WHERE same IS NULL
+        // Only the first fragment creates the Profile node: a MERGE on every call would take
+        // the profile's lock and serialise all of a profile's writes. A race to create it is
+        // settled by the unique constraint (the caller retries).
+        OPTIONAL MATCH (p:Profile {profile_id: $profile_id})
+        CALL (p) {
+            WITH p WHERE p IS NULL
+            CREATE (:Profile {profile_id: $profile_id, created_at: $now, graph_format: $graph_format})
+        }
+        CREATE (f:SourceFragment:Recallable {
+            profile_id: $profile_id, profile_key: $profile_key, id: $id, text: $text,
+            content_hash: $hash, active_hash: $hash, idempotency_key: $key, source: $source,
+            authority: $authority, quality: $quality, labels: $labels, metadata: $metadata,
+            status: 'active', created_at: $now, occurred_at: $occurred_at,
+            embedding_model: $embedding_model})
+        WITH f
+        CALL (f) {
+            WITH f WHERE $embedding IS NOT NULL
+            CALL db.create.setNodeVectorProperty(f, 'embedding', $embedding)
+        }
+        RETURN f.id AS created_id
     }
-    CREATE (f:SourceFragment:Recallable {
-        profile_id: $profile_id, profile_key: $profile_key, id: $id, text: $text,
-        content_hash: $hash, active_hash: $hash, idempotency_key: $key, source: $source,
-        authority: $authority, quality: $quality, labels: $labels, metadata: $metadata,
-        status: 'active', created_at: $now, occurred_at: $occurred_at, embedding_model: $embedding_model})
-    WITH f
-    CALL (f) {
-        WITH f WHERE $embedding IS NOT NULL
-        CALL db.create.setNodeVectorProperty(f, 'embedding', $embedding)
-    }
-    RETURN f.id AS id
+    RETURN coalesce(created_id, same.id) AS id, created_id IS NOT NULL AS created
     """,
 )
 ACTIVE_FRAGMENTS = ScopedQuery(
@@ -100,41 +105,48 @@ CLAIMS_LOSING_SUPPORT = ScopedQuery(
 
 # --- claims --------------------------------------------------------------------------------
 
-FIND_OPEN_CLAIM = ScopedQuery(
-    "find_open_claim",
+# A statement already open (not rejected or superseded) is restated rather than duplicated: it
+# keeps the best confidences seen, gets the caller's vector if it lacks that model's, and the new
+# evidence is linked. Otherwise the claim is created. One round trip either way.
+UPSERT_OPEN_CLAIM = ScopedQuery(
+    "upsert_open_claim",
     f"""
-    MATCH (c:Claim {{profile_id: $profile_id, claim_key: $claim_key}})
-    WHERE c.status IN ['candidate', 'validated', 'disputed', 'promoted']
-    RETURN {CLAIM_FIELDS} AS claim ORDER BY c.created_at DESC LIMIT 1
+    OPTIONAL CALL () {{
+        MATCH (open:Claim {{profile_id: $profile_id, claim_key: $claim_key}})
+        WHERE open.status IN ['candidate', 'validated', 'disputed', 'promoted']
+        RETURN open ORDER BY open.created_at DESC LIMIT 1
+    }}
+    OPTIONAL CALL (open) {{
+        WITH open WHERE open IS NULL
+        CREATE (new:Claim:Recallable {{profile_id: $profile_id, profile_key: $profile_key, id: $id,
+                                       status: 'candidate', verdict: 'insufficient', verifier: '',
+                                       created_at: $now}})
+        SET new += $fields
+        RETURN new
+    }}
+    WITH coalesce(open, new) AS c
+    SET c.extract_conf = CASE WHEN c.extract_conf >= $fields.extract_conf THEN c.extract_conf
+                              ELSE $fields.extract_conf END,
+        c.resolution_conf = CASE WHEN c.resolution_conf >= $fields.resolution_conf THEN c.resolution_conf
+                                 ELSE $fields.resolution_conf END
+    WITH c
+    CALL (c) {{
+        WITH c WHERE $embedding IS NOT NULL AND coalesce(c.embedding_model, '') <> $embedding_model
+        CALL db.create.setNodeVectorProperty(c, 'embedding', $embedding)
+        SET c.embedding_model = $embedding_model, c:Recallable
+    }}
+    WITH c
+    CALL (c) {{
+        UNWIND $fragment_ids AS fragment_id
+        MATCH (f:SourceFragment {{profile_id: $profile_id, id: fragment_id}})
+        MERGE (c)-[:SUPPORTED_BY]->(f)
+    }}
+    RETURN {CLAIM_FIELDS} AS claim
     """,
 )
 GET_CLAIM = ScopedQuery(
     "get_claim",
     f"MATCH (c:Claim {{profile_id: $profile_id, id: $id}}) RETURN {CLAIM_FIELDS} AS claim",
-)
-CREATE_CLAIM = ScopedQuery(
-    "create_claim",
-    f"""
-    CREATE (c:Claim:Recallable {{profile_id: $profile_id, profile_key: $profile_key,
-                                 status: 'candidate', verdict: 'insufficient', verifier: '',
-                                 created_at: $now, embedding_model: $embedding_model}})
-    SET c += $fields
-    WITH c
-    CALL (c) {{
-        WITH c WHERE $embedding IS NOT NULL
-        CALL db.create.setNodeVectorProperty(c, 'embedding', $embedding)
-    }}
-    RETURN {CLAIM_FIELDS} AS claim
-    """,
-)
-LINK_SUPPORT = ScopedQuery(
-    "link_support",
-    """
-    MATCH (c:Claim {profile_id: $profile_id, id: $claim_id})
-    UNWIND $fragment_ids AS fragment_id
-    MATCH (f:SourceFragment {profile_id: $profile_id, id: fragment_id})
-    MERGE (c)-[:SUPPORTED_BY]->(f)
-    """,
 )
 # A claim restated thousands of times has thousands of supporting fragments: count them all,
 # but send only the newest texts to the verifier, so a remember stays cheap as support grows.
@@ -177,21 +189,6 @@ LOCK_SLOT_ACTIVE_FACTS = ScopedQuery(
     RETURN CASE WHEN f IS NULL THEN null ELSE {{{FACT_FIELDS}, claim_key: f.claim_key}} END AS fact
     """,
 )
-CREATE_FACT = ScopedQuery(
-    "create_fact",
-    f"""
-    MATCH (c:Claim {{profile_id: $profile_id, id: $claim_id}})
-    CREATE (f:Fact:Recallable {{profile_id: $profile_id, profile_key: $profile_key, id: $id,
-                     subject: c.subject, predicate: c.predicate, object: c.object, slot: $slot,
-                     claim_key: c.claim_key,
-                     text: c.text, truth_score: $truth_score, valid_from: c.valid_from,
-                     valid_to: c.valid_to, status: 'active', recorded_at: $now,
-                     embedding: c.embedding, embedding_model: c.embedding_model}})
-    CREATE (f)-[:PROMOTED_FROM]->(c)
-    SET c.status = 'promoted', c.promoted_at = $now
-    RETURN {{{FACT_FIELDS}}} AS fact
-    """,
-)
 SUPERSEDE_FACT = ScopedQuery(
     "supersede_fact",
     """
@@ -217,17 +214,33 @@ FLAG_CONTRADICTED_FACT = ScopedQuery(
     RETURN f.id AS id
     """,
 )
-# A fact whose support was retracted comes back to life when its own claim is supported and
-# promoted again, instead of a twin being created beside it and the old one staying stale.
-REVALIDATE_FACT = ScopedQuery(
-    "revalidate_fact",
+# The claim's fact: the one it was promoted to before, when that fact's support was retracted
+# and it waits for revalidation (it comes back to life instead of a twin being created beside
+# it), else a new one. One round trip either way.
+PROMOTE_TO_FACT = ScopedQuery(
+    "promote_to_fact",
     f"""
-    MATCH (f:Fact {{profile_id: $profile_id, slot: $slot}})
-          -[:PROMOTED_FROM]->(c:Claim {{profile_id: $profile_id, id: $claim_id}})
-    WHERE f.status = 'needs_revalidation'
-    WITH f, c ORDER BY f.recorded_at DESC LIMIT 1
-    SET f.status = 'active', f.truth_score = $truth_score, f.revalidated_at = $now,
-        c.status = 'promoted', c.promoted_at = $now
+    MATCH (c:Claim {{profile_id: $profile_id, id: $claim_id}})
+    OPTIONAL CALL (c) {{
+        MATCH (old:Fact {{profile_id: $profile_id, slot: $slot}})-[:PROMOTED_FROM]->(c)
+        WHERE old.status = 'needs_revalidation'
+        WITH old ORDER BY old.recorded_at DESC LIMIT 1
+        SET old.status = 'active', old.truth_score = $truth_score, old.revalidated_at = $now
+        RETURN old AS revalidated
+    }}
+    OPTIONAL CALL (c, revalidated) {{
+        WITH c WHERE revalidated IS NULL
+        CREATE (new:Fact:Recallable {{profile_id: $profile_id, profile_key: $profile_key, id: $id,
+                         subject: c.subject, predicate: c.predicate, object: c.object, slot: $slot,
+                         claim_key: c.claim_key,
+                         text: c.text, truth_score: $truth_score, valid_from: c.valid_from,
+                         valid_to: c.valid_to, status: 'active', recorded_at: $now,
+                         embedding: c.embedding, embedding_model: c.embedding_model}})
+        CREATE (new)-[:PROMOTED_FROM]->(c)
+        RETURN new AS created
+    }}
+    WITH c, coalesce(revalidated, created) AS f
+    SET c.status = 'promoted', c.promoted_at = $now
     RETURN {{{FACT_FIELDS}}} AS fact
     """,
 )

@@ -96,7 +96,7 @@ async def test_queued_writes_of_two_profiles_never_share_a_transaction(
     async def write(target: ProfileGraph, name: str) -> None:
         async def work(tx: ProfileTx) -> str:
             seen.append((target.profile_id, tx.profile_id))
-            rows = await tx.run(q.FIND_FRAGMENT_BY_HASH, hash=name)
+            rows = await tx.run(q.FIND_FRAGMENT_BY_KEY, key=name)
             return str(len(rows))
 
         await target.write_grouped(work)

@@ -100,6 +100,26 @@ async def test_works_at_from_one_primary_source_is_promoted(graph: ProfileGraph)
     assert await active_objects(graph) == ["Acme Corp"]
 
 
+async def test_a_restatement_keeps_the_best_confidence_seen_and_links_its_evidence(
+    graph: ProfileGraph,
+) -> None:
+    unsure = await say(graph, "I think I work at Acme Corp now.", works_at("Acme Corp", extract=0.5))
+    [first] = unsure.claims
+    assert first.failed_gates == ["extract_confidence"]
+
+    sure = await say(graph, "I work at Acme Corp.", works_at("Acme Corp", extract=0.9, resolution=0.7))
+    vague = await say(graph, "Acme Corp, that's my job.", works_at("Acme Corp", extract=0.6))
+
+    assert [claim.claim_id for claim in sure.claims + vague.claims] == [first.claim_id] * 2
+    assert sure.claims[0].outcome is PromotionOutcome.PROMOTED
+    stored = await claim_state(graph, first.claim_id)
+    # Each confidence is the best of its own: 0.9 from the second statement, 0.8 from the first.
+    assert (stored["extract_conf"], stored["resolution_conf"]) == (0.9, 0.8)
+    assert stored["support_count"] == 3
+    assert vague.claims[0].status is ClaimStatus.PROMOTED
+    assert await active_objects(graph) == ["Acme Corp"]
+
+
 async def test_one_secondary_source_fails_the_evidence_gate_until_a_second_restates_it(
     graph: ProfileGraph,
 ) -> None:

@@ -198,6 +198,8 @@ async def test_the_small_profile_dreams_from_its_own_memories_only(
         for text, when in LINKED
     ]
     own = {*crowd.small_ids.values(), *linked}
+    # The space is read directly here, so the test waits for their vectors as recall would.
+    await vectors.settled(crowd.small)
     try:
 
         async def neighbourhoods(tx: ProfileTx) -> dict[str, list[str]]:

@@ -8,11 +8,13 @@ import socket
 import pytest
 
 from graph.access import ConnectionSettings, GraphStore, ProfileGraph
+from graph.clock import utcnow
 from graph.embedding.encoder import Embedder
 from graph.embedding.keeper import Unembedded, VectorKeeper, keeping
 from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.status import semantic_status
-from graph.memory.pipeline import RememberRequest, confirm, remember
+from graph.embedding.store import embed_passages
+from graph.memory.pipeline import RememberRequest, confirm, remember, remember_in
 from graph.memory.recall import RecallRequest, recall
 from tests.graph.memory_support import works_at
 
@@ -62,6 +64,24 @@ async def test_settled_means_the_fragment_its_claim_and_the_fact_have_their_vect
     status = await semantic_status(graph, embedder)
     assert stored.claims[0].fact is not None
     assert (status.embedded, status.pending) == (3, 0)
+
+
+async def test_a_claim_restated_with_vectors_in_hand_gets_its_vector_in_that_write(
+    graph: ProfileGraph, embedder: Embedder
+) -> None:
+    # A promoted dream's confirmation is written so: its vectors computed before the transaction.
+    await remember(graph, RememberRequest(content="I work at Initech now.", claims=[works_at("Initech")]))
+    assert (await semantic_status(graph, embedder)).embedded == 0
+    restating = RememberRequest(content="Still at Initech, yes.", claims=[works_at("Initech")])
+    passages = await embed_passages(embedder, restating.passages())
+
+    result = await graph.write(remember_in, restating, utcnow(), vectors=passages)
+
+    # The new fragment and the restated claim carry the vector; the first fragment and the fact,
+    # stored earlier without one, wait for the keeper or a backfill.
+    assert result.claims[0].fact is not None
+    status = await semantic_status(graph, embedder)
+    assert (status.embedded, status.pending) == (2, 2)
 
 
 async def test_leaving_the_keeper_writes_every_vector_still_queued(

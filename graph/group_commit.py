@@ -11,7 +11,7 @@ cores bulk `remember` went from 49 to 93 per second (README, "Semantic memory").
 A group's queries run one after another, so under load a profile's writes go as fast as one
 `remember`'s round trips: that is why its fragment check and create are one query, and a claim's
 lookup, creation or restatement and its support links another (5.9 round trips a remember down
-to 3.1 took bulk at 2,000 memories from about 135 to about 180 per second).
+to 3.1 took bulk at 2,000 memories from about 130 to about 158 per second).
 
 Each write still succeeds or fails on its own: when a group fails because of one of its writes
 (bad input found inside the transaction, a constraint race with another process), the group was

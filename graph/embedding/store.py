@@ -120,20 +120,15 @@ async def embed_missing(
 
 @dataclass(frozen=True)
 class PassageVectors:
-    """Vectors computed before a write transaction opens, stored by it for the texts it creates."""
+    """Vectors computed before a write transaction opens, stored by it for the texts it writes."""
 
     model_id: str
     by_text: dict[str, Vector]
 
     def properties(self, text: str) -> dict[str, object]:
-        """`embedding` and `embedding_model` for a query that creates the node itself."""
+        """`embedding` and `embedding_model` for a query that stores the node's vector itself."""
         vector = self.by_text.get(text)
         return {"embedding": vector, "embedding_model": self.model_id if vector is not None else None}
-
-    async def store(self, tx: ProfileTx, kind: EmbeddedKind, node_id: str, text: str) -> None:
-        vector = self.by_text.get(text)
-        if vector is not None:
-            await write_vectors(tx, kind, self.model_id, [node_id], [vector])
 
 
 def vector_properties(vectors: PassageVectors | None, text: str) -> dict[str, object]:

@@ -39,7 +39,6 @@ class StoredClaim:
     extract_conf: float
     resolution_conf: float
     status: ClaimStatus
-    embedding_model: str | None
 
     @classmethod
     def from_row(cls, row: Row) -> StoredClaim:
@@ -58,7 +57,6 @@ class StoredClaim:
             extract_conf=float(claim["extract_conf"]),
             resolution_conf=float(claim["resolution_conf"]),
             status=ClaimStatus(claim["status"]),
-            embedding_model=claim.get("embedding_model"),
         )
 
     def with_status(self, status: ClaimStatus) -> StoredClaim:

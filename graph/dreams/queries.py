@@ -49,10 +49,11 @@ RELATED_DREAMS = ScopedQuery(
 
 # A memory's kind (`MemoryKind`) from its label: a fact or a fragment.
 MEMORY_KIND = "CASE WHEN m:Fact THEN 'fact' ELSE 'fragment' END AS kind"
+# Times as text: a cycle reads hundreds of memories (`graph.rows.time_of` says why).
 MEMORY_FIELDS = (
     "m.id AS id, m.text AS text, coalesce(m.quality, m.truth_score, 0.5) AS quality, "
-    "coalesce(m.recorded_at, m.created_at) AS created_at, "
-    "coalesce(m.occurred_at, m.valid_from, m.recorded_at, m.created_at) AS occurred_at"
+    "toString(coalesce(m.recorded_at, m.created_at)) AS created_at, "
+    "toString(coalesce(m.occurred_at, m.valid_from, m.recorded_at, m.created_at)) AS occurred_at"
 )
 
 # Seeds: the newest fragments and facts, plus a few older fragments after each of

@@ -26,7 +26,7 @@ from graph.dreams.models import (
 from graph.embedding.catalog import cosine_of_score
 from graph.errors import CycleAlreadyRunningError
 from graph.memory.models import RelatedDream
-from graph.rows import Row, one_of
+from graph.rows import Row, one_of, time_of
 
 MemoryKind = Literal["fact", "fragment"]
 OVERRIDE_PREFIX: Final = "dreaming_"
@@ -54,8 +54,8 @@ def memory_from_row(row: Row) -> Memory:
         id=row["id"],
         text=row["text"],
         quality=float(row["quality"]),
-        created_at=row["created_at"],
-        occurred_at=row["occurred_at"],
+        created_at=time_of(row["created_at"]),
+        occurred_at=time_of(row["occurred_at"]),
     )
 
 

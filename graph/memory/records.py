@@ -20,7 +20,7 @@ from graph.memory.models import (
     Polarity,
     RecallKind,
 )
-from graph.rows import Row
+from graph.rows import Row, time_of
 
 
 @dataclass(frozen=True)
@@ -211,8 +211,8 @@ class FoundMemory:
             id=row["id"],
             text=row["text"],
             status=row["status"],
-            created_at=row["created_at"],
-            occurred_at=row.get("occurred_at"),
+            created_at=time_of(row["created_at"]),
+            occurred_at=None if row["occurred_at"] is None else time_of(row["occurred_at"]),
             quality=float(row["quality"]),
             score=float(row["score"]),
         )

@@ -21,9 +21,11 @@ TIME_FILTER: Final = """
     AND ($valid_at IS NULL OR node.valid_from IS NULL OR node.valid_from <= $valid_at)
     AND ($valid_at IS NULL OR node.valid_to IS NULL OR node.valid_to > $valid_at)
 """
+# Times as text (`graph.rows.time_of` says why).
 RESULT_FIELDS: Final = """
     node.id AS id, node.text AS text, score, node.status AS status,
-    coalesce(node.recorded_at, node.created_at) AS created_at, node.occurred_at AS occurred_at,
+    toString(coalesce(node.recorded_at, node.created_at)) AS created_at,
+    toString(node.occurred_at) AS occurred_at,
     coalesce(node.quality, node.truth_score, node.extract_conf, 0.5) AS quality
 """
 SEARCHED_KINDS: Final = (EmbeddedKind.FACT, EmbeddedKind.CLAIM, EmbeddedKind.FRAGMENT)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -80,16 +81,24 @@ async def test_an_exact_rare_name_still_ranks_first(graph: ProfileGraph, vectors
 async def test_a_result_says_which_lanes_found_it_and_when_it_happened(
     graph: ProfileGraph, vectors: VectorKeeper
 ) -> None:
-    said = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    # An offset other than UTC, to the microsecond, and a named zone: times come back from the
+    # searches as text (`graph.rows.time_of`), which must keep the instant and the offset.
+    said = datetime(2023, 5, 8, 13, 56, 7, 123456, tzinfo=timezone(timedelta(hours=5, minutes=30)))
+    paris = datetime(2023, 3, 26, 3, 30, tzinfo=ZoneInfo("Europe/Paris"))
     await remember(graph, RememberRequest(content=PUPPY, occurred_at=said), vectors=vectors)
     await remember(graph, RememberRequest(content=OTHERS[0]), vectors=vectors)
+    await remember(graph, RememberRequest(content=OTHERS[1], occurred_at=paris), vectors=vectors)
 
     found = await recall(graph, RecallRequest(query="puppy Biscuit", limit=2), vectors=vectors)
     driving = await recall(graph, RecallRequest(query="blue hatchback", limit=1), vectors=vectors)
+    zoned = await recall(graph, RecallRequest(query=OTHERS[1], limit=1), vectors=vectors)
 
     assert (found.results[0].text, found.results[0].occurred_at) == (PUPPY, said)
+    assert found.results[0].occurred_at.utcoffset() == timedelta(hours=5, minutes=30)
     assert found.results[0].lanes == ["lexical", "semantic"]
     assert driving.results[0].occurred_at == driving.results[0].created_at
+    assert zoned.results[0].occurred_at == paris
+    assert zoned.results[0].occurred_at.utcoffset() == timedelta(hours=2)
 
 
 async def test_claims_and_the_facts_they_become_carry_vectors(

@@ -20,7 +20,6 @@ from neo4j import AsyncDriver
 from bench.semantic import bench_vectors
 from bench.stats import Latency, Stopwatch
 from graph.access import ProfileGraph
-from graph.dreams.related import related_dreams
 from graph.memory.recall import RecallRequest, recall
 from graph.text import fulltext_clause, profile_key
 
@@ -124,7 +123,7 @@ def direct_lane(graph: ProfileGraph) -> Lane:
 
     async def call(query: str) -> Answer:
         async with bench_vectors() as vectors:
-            found = await recall(graph, RecallRequest(query=query), related_dreams, vectors=vectors)
+            found = await recall(graph, RecallRequest(query=query), vectors=vectors)
         return Answer(len(found.results), len(found.model_dump_json()))
 
     return call

@@ -2,46 +2,35 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from graph.scope import ScopedQuery
 
 OPEN_STATUSES = "['proposed', 'reinforced']"
 
 # --- related dreams for recall -------------------------------------------------------------
 
-# Open dreams that cite any of the recalled memories (lane 0, most shared first), then open
-# dreams whose own text matches the query (lane 1), in one round trip.
-RELATED_DREAMS = ScopedQuery(
-    "related_dreams",
+# What recall shows of an open dream: its hypothesis and every memory it cites.
+_RELATED_DREAM_FIELDS = (
+    "d {.id, .hypothesis, .status, .likelihood, .confidence, source_ids: [(d)-[:DREAMED_FROM]->(s) | s.id]}"
+)
+# The open dreams citing a recall candidate `node` (a list expression): recall's searches carry
+# it on every candidate, so the dreams of the chosen results need no query of their own.
+CITING_DREAMS: Final = (
+    f"[(node)<-[:DREAMED_FROM]-(d:Dream {{profile_id: $profile_id}}) WHERE d.status IN {OPEN_STATUSES}"
+    f" | {_RELATED_DREAM_FIELDS}]"
+)
+# Open dreams whose own text matches the query, best first.
+DREAMS_MATCHING = ScopedQuery(
+    "dreams_matching",
     f"""
-    CALL {{
-        CALL {{
-            UNWIND $ids AS memory_id
-            MATCH (m:SourceFragment {{profile_id: $profile_id, id: memory_id}}) RETURN m
-          UNION
-            UNWIND $ids AS memory_id
-            MATCH (m:Claim {{profile_id: $profile_id, id: memory_id}}) RETURN m
-          UNION
-            UNWIND $ids AS memory_id
-            MATCH (m:Fact {{profile_id: $profile_id, id: memory_id}}) RETURN m
-        }}
-        MATCH (m)<-[:DREAMED_FROM]-(d:Dream {{profile_id: $profile_id}})
-        WHERE d.status IN {OPEN_STATUSES}
-        WITH d, collect(DISTINCT m.id) AS shared
-        RETURN d, shared, 0 AS lane, toFloat(size(shared)) + d.confidence AS weight
-        ORDER BY weight DESC LIMIT $limit
-      UNION ALL
-        WITH $terms AS terms WHERE terms IS NOT NULL
-        CALL db.index.fulltext.queryNodes('dream_text',
-            'profile_key:' + $profile_key + ' AND status:(proposed OR reinforced) AND ' + terms,
-            {{limit: $limit}})
-        YIELD node, score
-        WHERE node.profile_id = $profile_id
-        RETURN node AS d, [] AS shared, 1 AS lane, score AS weight
-    }}
-    MATCH (d)-[:DREAMED_FROM]->(s)
-    WITH d, shared, lane, weight, collect(s.id) AS source_ids
-    RETURN d {{.id, .hypothesis, .status, .likelihood, .confidence}} AS dream, shared, lane, source_ids
-    ORDER BY lane, weight DESC
+    CALL db.index.fulltext.queryNodes('dream_text',
+        'profile_key:' + $profile_key + ' AND status:(proposed OR reinforced) AND ' + $terms,
+        {{limit: $limit}})
+    YIELD node, score
+    WHERE node.profile_id = $profile_id
+    WITH node AS d, score ORDER BY score DESC
+    RETURN {_RELATED_DREAM_FIELDS} AS dream
     """,
 )
 

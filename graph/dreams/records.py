@@ -275,17 +275,36 @@ def dream_from_row(row: Row) -> Dream:
     return Dream.model_validate({**fields, "sources": row["sources"], "feedback": row["feedback"]})
 
 
-def related_dream_from_row(row: Row) -> RelatedDream:
-    """From `RELATED_DREAMS`: lane 0 cites recalled memories (`shared`), lane 1 matches the words."""
-    dream = row["dream"]
-    shared = ", ".join(row["shared"])
-    reason = f"cites recalled memory {shared}" if row["lane"] == 0 else "its text matches the query"
-    return RelatedDream(
-        dream_id=dream["id"],
-        hypothesis=dream["hypothesis"],
-        status=dream["status"],
-        likelihood=dream["likelihood"],
-        confidence=dream["confidence"],
-        reason=reason,
-        source_ids=list(row["source_ids"]),
-    )
+@dataclass(frozen=True)
+class RecalledDream:
+    """An open dream as recall reads it: with a candidate memory (`CITING_DREAMS`) or because
+    its text matches the query (`DREAMS_MATCHING`)."""
+
+    id: str
+    hypothesis: str
+    status: str
+    likelihood: float
+    confidence: float
+    source_ids: tuple[str, ...]
+
+    @classmethod
+    def from_map(cls, dream: Row) -> RecalledDream:
+        return cls(
+            id=dream["id"],
+            hypothesis=dream["hypothesis"],
+            status=dream["status"],
+            likelihood=float(dream["likelihood"]),
+            confidence=float(dream["confidence"]),
+            source_ids=tuple(dream["source_ids"]),
+        )
+
+    def related(self, reason: str) -> RelatedDream:
+        return RelatedDream(
+            dream_id=self.id,
+            hypothesis=self.hypothesis,
+            status=self.status,
+            likelihood=self.likelihood,
+            confidence=self.confidence,
+            reason=reason,
+            source_ids=list(self.source_ids),
+        )

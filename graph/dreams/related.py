@@ -1,7 +1,9 @@
-"""The related_dreams lane of recall: open dreams that touch the recalled memories or the query.
+"""The related_dreams part of recall: open dreams that touch the recalled memories or the query.
 
-Dreams that cite a returned memory come first (found by following DREAMED_FROM edges from the
-memories), then dreams whose own text matches the query.
+Dreams that cite a returned memory come first, those citing the most returned memories (then
+the most confident) ahead; recall's searches bring each candidate's citing dreams along
+(`CITING_DREAMS`). Then come dreams whose own text matches the query, searched beside recall's
+lanes.
 """
 
 from __future__ import annotations
@@ -10,25 +12,36 @@ from collections.abc import Sequence
 
 from graph.access import ProfileGraph, ProfileTx
 from graph.dreams import queries as q
-from graph.dreams.records import related_dream_from_row
+from graph.dreams.records import RecalledDream
 from graph.memory.models import RelatedDream
-from graph.text import fulltext_clause
 
 RELATED_DREAMS_LIMIT = 5
 
 
-async def _related(tx: ProfileTx, query: str, memory_ids: Sequence[str]) -> list[RelatedDream]:
-    rows = await tx.run(
-        q.RELATED_DREAMS,
-        ids=list(memory_ids),
-        terms=fulltext_clause("text", query),
-        limit=RELATED_DREAMS_LIMIT,
-    )
-    found: dict[str, RelatedDream] = {}
-    for dream in map(related_dream_from_row, rows):
-        found.setdefault(dream.dream_id, dream)
-    return list(found.values())[:RELATED_DREAMS_LIMIT]
+async def _matching(tx: ProfileTx, terms: str) -> list[RecalledDream]:
+    rows = await tx.run(q.DREAMS_MATCHING, terms=terms, limit=RELATED_DREAMS_LIMIT)
+    return [RecalledDream.from_map(row["dream"]) for row in rows]
 
 
-async def related_dreams(graph: ProfileGraph, query: str, memory_ids: Sequence[str]) -> list[RelatedDream]:
-    return await graph.read(_related, query, memory_ids)
+async def dreams_matching(graph: ProfileGraph, terms: str) -> list[RecalledDream]:
+    """The profile's open dreams whose text matches `terms` (a `fulltext_clause` on `text`), best first."""
+    return await graph.read(_matching, terms)
+
+
+def related_dreams(
+    recalled: Sequence[tuple[str, Sequence[RecalledDream]]], matching: Sequence[RecalledDream]
+) -> list[RelatedDream]:
+    """`recalled` holds each returned memory's id with the open dreams citing it, in result order."""
+    dreams: dict[str, RecalledDream] = {}
+    shared: dict[str, list[str]] = {}
+    for memory_id, citing in recalled:
+        for dream in citing:
+            dreams[dream.id] = dream
+            shared.setdefault(dream.id, []).append(memory_id)
+    ranked = sorted(shared, key=lambda dream_id: -(len(shared[dream_id]) + dreams[dream_id].confidence))
+    related = [
+        dreams[dream_id].related(f"cites recalled memory {', '.join(shared[dream_id])}")
+        for dream_id in ranked
+    ]
+    related += [dream.related("its text matches the query") for dream in matching if dream.id not in shared]
+    return related[:RELATED_DREAMS_LIMIT]

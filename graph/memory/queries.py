@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graph.memory.semantic_queries import RESULT_FIELDS, TIME_FILTER
+from graph.memory.recall_fields import CLARIFICATION_FIELDS, RESULT_FIELDS, TIME_FILTER
 from graph.scope import ScopedQuery
 
 FACT_FIELDS = (
@@ -12,7 +12,6 @@ FACT_FIELDS = (
 )
 # Everything but the vector, which only the semantic lane reads (inside Cypher).
 CLAIM_FIELDS = "c {.*, embedding: null}"
-CLARIFICATION_FIELDS = "q {.id, .question, .claim_id, .fact_id, .status, .created_at}"
 
 # --- fragments ---------------------------------------------------------------------------
 
@@ -330,16 +329,6 @@ RESOLVE_CLARIFICATION = ScopedQuery(
     SET q.status = 'resolved', q.resolution = $resolution, q.resolved_at = $now
     """,
 )
-CLARIFICATIONS_TOUCHING = ScopedQuery(
-    "clarifications_touching",
-    f"""
-    MATCH (q:Clarification {{profile_id: $profile_id, status: 'open'}})
-    WHERE q.claim_id IN $ids OR q.fact_id IN $ids
-    RETURN {CLARIFICATION_FIELDS} AS clarification
-    ORDER BY q.created_at DESC LIMIT $limit
-    """,
-)
-
 # --- recall --------------------------------------------------------------------------------
 
 # One round trip searches every kind's index. The Lucene string pins profile and status inside

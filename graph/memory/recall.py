@@ -13,7 +13,7 @@ fusion was chosen over reciprocal-rank fusion by measurement on the LoCoMo devel
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
@@ -23,6 +23,8 @@ import anyio
 
 from graph.access import ProfileGraph, ProfileTx
 from graph.clock import as_utc
+from graph.dreams.records import RecalledDream
+from graph.dreams.related import dreams_matching, related_dreams
 from graph.embedding.keeper import VectorKeeper
 from graph.embedding.kinds import EmbeddedKind
 from graph.errors import InvalidInputError
@@ -37,9 +39,8 @@ from graph.memory.models import (
     RecallKind,
     RecallLane,
     RecallResult,
-    RelatedDream,
 )
-from graph.memory.records import FoundMemory, OwnedEvidence, clarification_view
+from graph.memory.records import FoundMemory, OwnedEvidence
 from graph.memory.semantic import SemanticSearch, semantic_lists
 from graph.text import STOP_WORDS, fulltext_clause, tokens
 
@@ -71,8 +72,6 @@ _KINDS: Final[dict[Kind, _KindSearch]] = {
     ),
     "fragment": _KindSearch("fragment_text", (FragmentStatus.ACTIVE,), (FragmentStatus.ACTIVE,)),
 }
-
-RelatedDreamsLane = Callable[[ProfileGraph, str, Sequence[str]], Awaitable[list[RelatedDream]]]
 
 
 @dataclass(frozen=True)
@@ -123,11 +122,26 @@ class _Candidate:
     lexical: float = 0.0
     semantic: float = 0.0
     lanes: list[RecallLane] = field(default_factory=list)
+    score: float = 0.0
+
+    def item(self) -> RecallItem:
+        return RecallItem(
+            kind=self.memory.kind,
+            id=self.memory.id,
+            text=self.memory.text,
+            score=self.score,
+            lanes=self.lanes,
+            status=self.memory.status,
+            created_at=self.memory.created_at,
+            occurred_at=self.memory.occurred_at,
+            quality=self.memory.quality,
+        )
 
 
 def _fuse(
     lexical: dict[Kind, list[FoundMemory]], semantic: dict[Kind, list[FoundMemory]] | None, limit: int
-) -> list[RecallItem]:
+) -> list[_Candidate]:
+    """The `limit` best memories of both lanes, best first, each carrying its fused score."""
     candidates: dict[str, _Candidate] = {}
     for memories in lexical.values():
         for memory, scaled in zip(memories, _rescaled([m.score for m in memories]), strict=True):
@@ -138,22 +152,13 @@ def _fuse(
         found = candidates.setdefault(memory.id, _Candidate(memory))
         found.semantic, found.lanes = scaled, [*found.lanes, "semantic"]
     weight = SEMANTIC_WEIGHT if semantic is not None else 0.0
-    items = [
-        RecallItem(
-            kind=found.memory.kind,
-            id=found.memory.id,
-            text=found.memory.text,
-            score=round((1 - weight) * found.lexical + weight * found.semantic, 6),
-            lanes=found.lanes,
-            status=found.memory.status,
-            created_at=found.memory.created_at,
-            occurred_at=found.memory.occurred_at,
-            quality=found.memory.quality,
-        )
-        for found in candidates.values()
-    ]
-    items.sort(key=lambda item: (-item.score, -item.quality, -item.created_at.timestamp()))
-    return items[:limit]
+    for found in candidates.values():
+        found.score = round((1 - weight) * found.lexical + weight * found.semantic, 6)
+    ranked = sorted(
+        candidates.values(),
+        key=lambda found: (-found.score, -found.memory.quality, -found.memory.created_at.timestamp()),
+    )
+    return ranked[:limit]
 
 
 async def _lexical_lists(tx: ProfileTx, request: RecallRequest, terms: str) -> dict[Kind, list[FoundMemory]]:
@@ -204,6 +209,14 @@ async def _evidence(tx: ProfileTx, items: list[RecallItem]) -> dict[str, list[Ev
     return evidence
 
 
+async def _with_evidence(tx: ProfileTx, items: list[RecallItem]) -> list[RecallItem]:
+    evidence = await _evidence(tx, items)
+    return [
+        item.model_copy(update={"evidence": evidence.get(item.id, [])}) if item.kind != "fragment" else item
+        for item in items
+    ]
+
+
 @dataclass(frozen=True)
 class _QueryVector:
     vector: list[float]
@@ -211,20 +224,10 @@ class _QueryVector:
     min_score: float
 
 
-async def _annotate(
-    tx: ProfileTx, request: RecallRequest, items: list[RecallItem]
-) -> tuple[list[RecallItem], list[ClarificationView]]:
-    """Evidence (when asked for) and the open clarifications that touch the results."""
-    if request.include_evidence:
-        evidence = await _evidence(tx, items)
-        items = [
-            item.model_copy(update={"evidence": evidence.get(item.id, [])})
-            if item.kind != "fragment"
-            else item
-            for item in items
-        ]
-    rows = await tx.run(q.CLARIFICATIONS_TOUCHING, ids=[item.id for item in items], limit=request.limit)
-    return items, [clarification_view(row) for row in rows]
+def _clarifications(memories: Sequence[FoundMemory], limit: int) -> list[ClarificationView]:
+    """The open clarifications touching the results, newest first."""
+    found = {question.id: question for memory in memories for question in memory.clarifications}
+    return sorted(found.values(), key=lambda question: question.created_at, reverse=True)[:limit]
 
 
 async def _together(*jobs: Callable[[], Coroutine[Any, Any, None]]) -> None:
@@ -242,6 +245,7 @@ async def _together(*jobs: Callable[[], Coroutine[Any, Any, None]]) -> None:
 class _Lanes:
     lexical: dict[Kind, list[FoundMemory]] = field(default_factory=dict)
     semantic: dict[Kind, list[FoundMemory]] | None = None
+    dreams: list[RecalledDream] = field(default_factory=list)
 
 
 async def _run_lanes(
@@ -250,7 +254,8 @@ async def _run_lanes(
     """Both lanes at once: the database answers the lexical search while the model encodes the
     query (outside any transaction: a retried transaction must not re-run it), and the two
     searches then run side by side. The vector search waits for this process's recent writes
-    of the profile to have their vectors, so what was just remembered is found by meaning too."""
+    of the profile to have their vectors, so what was just remembered is found by meaning too.
+    The dreams whose text matches the query are searched beside them."""
     lanes = _Lanes()
 
     async def lexical() -> None:
@@ -262,54 +267,37 @@ async def _run_lanes(
         await keeper.settled(graph)
         lanes.semantic = await graph.read(_semantic_lists, request, query)
 
-    await _together(lexical, *([partial(semantic, vectors)] if vectors is not None else []))
+    async def dreams() -> None:
+        try:
+            lanes.dreams = await dreams_matching(graph, terms)
+        except Exception:
+            # Trigger: the search of dream texts failed. Why: recall must never fail because of
+            # a dream. Outcome: logged with its traceback; dreams citing the results still show.
+            log.exception("dream text search failed; recall goes on without it")
+
+    await _together(lexical, dreams, *([partial(semantic, vectors)] if vectors is not None else []))
     return lanes
 
 
-@dataclass
-class _Found:
-    items: list[RecallItem]
-    clarifications: list[ClarificationView] = field(default_factory=list)
-    dreams: list[RelatedDream] = field(default_factory=list)
-
-
-async def _around(
-    graph: ProfileGraph, request: RecallRequest, found: _Found, related_dreams: RelatedDreamsLane | None
-) -> None:
-    """What goes with the results, read side by side: their evidence and open clarifications,
-    and the related dreams."""
-
-    async def annotate() -> None:
-        found.items, found.clarifications = await graph.read(_annotate, request, found.items)
-
-    async def dreams(lane: RelatedDreamsLane) -> None:
-        try:
-            found.dreams = await lane(graph, request.query, [item.id for item in found.items])
-        except Exception:
-            # Trigger: the optional dreams lane failed. Why: recall must never fail because of
-            # it. Outcome: logged with its traceback, and recall returns no related dreams.
-            log.exception("related_dreams lane failed; returning recall without it")
-
-    await _together(annotate, *([partial(dreams, related_dreams)] if related_dreams is not None else []))
-
-
 async def recall(
-    graph: ProfileGraph,
-    request: RecallRequest,
-    related_dreams: RelatedDreamsLane | None = None,
-    vectors: VectorKeeper | None = None,
+    graph: ProfileGraph, request: RecallRequest, vectors: VectorKeeper | None = None
 ) -> RecallResult:
     """Search the profile; with `vectors` (the running model) the semantic lane runs beside
-    the lexical one."""
+    the lexical one. Each candidate comes with its open clarifications and citing dreams, so
+    only evidence, when asked for, takes another round."""
     terms = _terms(request)
     # Stored times all carry an offset; a naive bound would compare as null and match nothing.
     request = replace(request, valid_at=as_utc(request.valid_at), known_at=as_utc(request.known_at))
     lanes = await _run_lanes(graph, request, terms, vectors)
-    found = _Found(_fuse(lanes.lexical, lanes.semantic, request.limit))
-    await _around(graph, request, found, related_dreams)
+    chosen = _fuse(lanes.lexical, lanes.semantic, request.limit)
+    items = [found.item() for found in chosen]
+    if request.include_evidence:
+        items = await graph.read(_with_evidence, items)
     return RecallResult(
         query=request.query,
-        results=found.items,
-        clarifications=found.clarifications,
-        related_dreams=found.dreams,
+        results=items,
+        clarifications=_clarifications([found.memory for found in chosen], request.limit),
+        related_dreams=related_dreams(
+            [(found.memory.id, found.memory.dreams) for found in chosen], lanes.dreams
+        ),
     )

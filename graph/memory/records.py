@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import cast, get_args
 
+from graph.dreams.records import RecalledDream
 from graph.memory.models import (
     ClaimStatus,
     ClarificationView,
@@ -199,6 +200,9 @@ class FoundMemory:
     occurred_at: datetime | None
     quality: float
     score: float
+    clarifications: tuple[ClarificationView, ...]
+    # The open dreams that cite it.
+    dreams: tuple[RecalledDream, ...]
 
     @classmethod
     def from_row(cls, row: Row) -> FoundMemory:
@@ -215,4 +219,6 @@ class FoundMemory:
             occurred_at=None if row["occurred_at"] is None else time_of(row["occurred_at"]),
             quality=float(row["quality"]),
             score=float(row["score"]),
+            clarifications=tuple(map(ClarificationView.model_validate, row["clarifications"])),
+            dreams=tuple(map(RecalledDream.from_map, row["dreams"])),
         )

@@ -12,22 +12,9 @@ from __future__ import annotations
 from typing import Final
 
 from graph.embedding.kinds import STORAGE, EmbeddedKind
+from graph.memory.recall_fields import RESULT_FIELDS, TIME_FILTER
 from graph.scope import ScopedQuery
 
-# Shared with the lexical lane: what `known_at` and `valid_at` keep of a node called `node`.
-TIME_FILTER: Final = """
-    AND ($known_at IS NULL OR coalesce(node.recorded_at, node.created_at) <= $known_at)
-    AND ($known_at IS NULL OR node.superseded_at IS NULL OR node.superseded_at > $known_at)
-    AND ($valid_at IS NULL OR node.valid_from IS NULL OR node.valid_from <= $valid_at)
-    AND ($valid_at IS NULL OR node.valid_to IS NULL OR node.valid_to > $valid_at)
-"""
-# Times as text (`graph.rows.time_of` says why).
-RESULT_FIELDS: Final = """
-    node.id AS id, node.text AS text, score, node.status AS status,
-    toString(coalesce(node.recorded_at, node.created_at)) AS created_at,
-    toString(node.occurred_at) AS occurred_at,
-    coalesce(node.quality, node.truth_score, node.extract_conf, 0.5) AS quality
-"""
 SEARCHED_KINDS: Final = (EmbeddedKind.FACT, EmbeddedKind.CLAIM, EmbeddedKind.FRAGMENT)
 
 EMBEDDED_SIZES = ScopedQuery(

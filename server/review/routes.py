@@ -24,7 +24,6 @@ from graph.clock import utcnow
 from graph.dreams import review
 from graph.dreams.cycle import DEFAULT_GENERATOR, CycleRequest, ProgressFn, run_cycle
 from graph.dreams.models import MAX_FEEDBACK_CHARS, DreamStatus, FeedbackDecision
-from graph.dreams.related import related_dreams
 from graph.dreams.runs import recent_runs
 from graph.errors import ReverieError, validation_problems
 from graph.forgetting.cascade import MAX_REASON_CHARS, forget
@@ -261,7 +260,7 @@ class ReviewPage:
         query = request.query_params.get("q", "").strip()
         found = None
         if query:
-            found = await recall(graph, RecallRequest(query=query), related_dreams, vectors=app.vectors)
+            found = await recall(graph, RecallRequest(query=query), vectors=app.vectors)
         health = await reflect(graph, limit=20)
         return self.render(request, "memory.html", session, query=query, found=found, health=health)
 

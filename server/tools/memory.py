@@ -9,7 +9,6 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from graph.dreams.related import related_dreams
 from graph.forgetting.cascade import MAX_IDS, MAX_REASON_CHARS, forget
 from graph.forgetting.models import ForgetResult
 from graph.memory import pipeline, retraction
@@ -97,7 +96,7 @@ async def recall_memory(
     request = RecallRequest(
         query=query, limit=limit, valid_at=valid_at, known_at=known_at, include_evidence=include_evidence
     )
-    return await recall(graph, request, related_dreams, vectors=app_of(ctx).vectors)
+    return await recall(graph, request, vectors=app_of(ctx).vectors)
 
 
 @mapped_errors

@@ -205,11 +205,15 @@ async def test_recall_lists_related_dreams_beside_results(call: CallTool) -> Non
     await remember_all(call)
     dream = await first_dream(call)
     source_text = dream["sources"][0]["text"]  # type: ignore[index]
+    source_id = dream["sources"][0]["id"]  # type: ignore[index]
     found = await call("recall_memory", query=source_text)
-    result_ids = {item["id"] for item in found["results"]}
-    related_ids = {related["dream_id"] for related in found["related_dreams"]}
-    assert dream["id"] in related_ids
-    assert not related_ids & result_ids
+    assert source_id in [item["id"] for item in found["results"]]
+    [related] = [related for related in found["related_dreams"] if related["dream_id"] == dream["id"]]
+    assert source_id in related["reason"] and source_id in related["source_ids"]
+    assert related["hypothesis"] == dream["hypothesis"]
+    # Its own words find it too.
+    worded = await call("recall_memory", query=dream["hypothesis"], limit=1)
+    assert dream["id"] in [related["dream_id"] for related in worded["related_dreams"]]
 
 
 async def test_dry_run_writes_nothing(call: CallTool) -> None:
@@ -245,6 +249,10 @@ async def test_another_profile_sees_none_of_the_dreams(
     async with Client(other) as stranger:
         listed = structured(await stranger.call_tool("list_dreams", {}))
         assert listed["dreams"] == []
+        await stranger.call_tool("remember", {"content": dream["sources"][0]["text"]})  # type: ignore[index]
+        for query in (dream["hypothesis"], dream["sources"][0]["text"]):  # type: ignore[index]
+            recalled = structured(await stranger.call_tool("recall_memory", {"query": query}))
+            assert recalled["results"] and recalled["related_dreams"] == []
         assert "No dream" in error_text(await stranger.call_tool("get_dream", {"dream_id": dream["id"]}))
         refused = await stranger.call_tool(
             "resolve_dream_feedback", {"dream_id": dream["id"], "decision": "reject"}

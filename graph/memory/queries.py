@@ -311,14 +311,16 @@ OPEN_CLARIFICATION = ScopedQuery(
 OPEN_CLARIFICATION_FOR_CLAIM = ScopedQuery(
     "open_clarification_for_claim",
     f"""
-    MATCH (q:Clarification {{profile_id: $profile_id, claim_id: $claim_id, status: 'open'}})
+    MATCH (:Claim {{profile_id: $profile_id, id: $claim_id}})
+          <-[:ABOUT_CLAIM]-(q:Clarification {{profile_id: $profile_id, status: 'open'}})
     RETURN {CLARIFICATION_FIELDS} AS clarification ORDER BY q.created_at DESC LIMIT 1
     """,
 )
 OPEN_CLARIFICATIONS_ABOUT_FACT = ScopedQuery(
     "open_clarifications_about_fact",
     """
-    MATCH (q:Clarification {profile_id: $profile_id, fact_id: $fact_id, status: 'open'})
+    MATCH (:Fact {profile_id: $profile_id, id: $fact_id})
+          <-[:ABOUT_FACT]-(q:Clarification {profile_id: $profile_id, status: 'open'})
     RETURN q.id AS id, q.claim_id AS claim_id ORDER BY q.created_at
     """,
 )

@@ -25,7 +25,7 @@ async def _matching(tx: ProfileTx, terms: str) -> list[RecalledDream]:
 
 async def dreams_matching(graph: ProfileGraph, terms: str) -> list[RecalledDream]:
     """The profile's open dreams whose text matches `terms` (a `fulltext_clause` on `text`), best first."""
-    return await graph.read(_matching, terms)
+    return await graph.read_alone(_matching, terms)
 
 
 def related_dreams(

@@ -259,13 +259,13 @@ async def _run_lanes(
     lanes = _Lanes()
 
     async def lexical() -> None:
-        lanes.lexical = await graph.read(_lexical_lists, request, terms)
+        lanes.lexical = await graph.read_alone(_lexical_lists, request, terms)
 
     async def semantic(keeper: VectorKeeper) -> None:
         model = keeper.embedder
         query = _QueryVector(await model.query(request.query), model.model_id, model.spec.min_score)
         await keeper.settled(graph)
-        lanes.semantic = await graph.read(_semantic_lists, request, query)
+        lanes.semantic = await graph.read_alone(_semantic_lists, request, query)
 
     async def dreams() -> None:
         try:

@@ -8,6 +8,7 @@ from typing import Any
 
 import anyio
 import pytest
+from neo4j.exceptions import ClientError
 
 from graph.access import ConnectionSettings, GraphStore, ProfileGraph, ProfileTx
 from graph.errors import InvalidInputError, MissingRowError, ProfileOverrideError
@@ -225,3 +226,31 @@ async def test_ensure_schema_is_idempotent(store: GraphStore, neo4j_settings: Co
     await ensure_schema(store.driver, neo4j_settings.database)
     await ensure_schema(store.driver, neo4j_settings.database)
     assert await _schema_names(store) == before
+
+
+async def test_reads_alone_see_their_own_profile_only_refuse_what_read_refuses_and_never_write(
+    graph: ProfileGraph, other_graph: ProfileGraph, store: GraphStore
+) -> None:
+    marker = str(uuid.uuid4())
+
+    async def create(tx: ProfileTx) -> dict[str, Any] | None:
+        return await tx.single(CREATE_MARKER, id=marker)
+
+    async def count(tx: ProfileTx) -> dict[str, Any] | None:
+        return await tx.single(COUNT_MARKER, id=marker)
+
+    async def raw(tx: ProfileTx) -> None:
+        await tx.run(COUNT_MARKER.text, id=marker)  # type: ignore[arg-type]
+
+    async def override(tx: ProfileTx) -> None:
+        await tx.run(COUNT_MARKER, id=marker, profile_id=other_graph.profile_id)
+
+    await graph.write(create)
+    assert (await graph.read_alone(count), await other_graph.read_alone(count)) == ({"n": 1}, {"n": 0})
+    with pytest.raises(TypeError, match="only ScopedQuery"):
+        await graph.read_alone(raw)
+    with pytest.raises(ProfileOverrideError, match="do not pass"):
+        await other_graph.read_alone(override)
+    with pytest.raises(ClientError, match="read access mode"):
+        await other_graph.read_alone(create)
+    assert await nodes_with_id(store, marker) == 1

@@ -3,8 +3,8 @@ one parser each.
 
 Rows come from the queries in `graph/dreams/queries.py`; past the parser the code reads typed
 fields, so a renamed column fails here, in one place, not deep in a rule. A row that becomes a
-view the tools return (`DreamSummary`, `Dream`, `RelatedDream`) is parsed by that model's
-validation, in one function here.
+view the tools return (`DreamSummary`, `Dream`) is parsed by that model's validation, in one
+function here; recall's dreams become `RelatedDream`s through `RecalledDream.related`.
 """
 
 from __future__ import annotations

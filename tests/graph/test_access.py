@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
 
@@ -20,6 +21,7 @@ from graph.schema import ensure_schema
 from graph.scope import ScopedQuery
 
 pytestmark = pytest.mark.anyio
+Work = Callable[[ProfileTx], Awaitable[dict[str, Any] | None]]
 
 CREATE_MARKER = ScopedQuery(
     "test_create_marker",
@@ -38,6 +40,18 @@ async def nodes_with_id(store: GraphStore, node_id: str) -> int:
         "MATCH (n) WHERE n.id = $id RETURN count(n) AS n", {"id": node_id}, database_=store.settings.database
     )
     return int(records[0]["n"])
+
+
+def marker_work(marker: str) -> tuple[Work, Work]:
+    """Units of work that create the marker node and count it in the graph's own profile."""
+
+    async def create(tx: ProfileTx) -> dict[str, Any] | None:
+        return await tx.single(CREATE_MARKER, id=marker)
+
+    async def count(tx: ProfileTx) -> dict[str, Any] | None:
+        return await tx.single(COUNT_MARKER, id=marker)
+
+    return create, count
 
 
 async def test_run_refuses_raw_cypher_and_writes_nothing(graph: ProfileGraph, store: GraphStore) -> None:
@@ -102,12 +116,7 @@ async def test_a_clean_write_lands_in_its_own_profile_only(
 ) -> None:
     marker = str(uuid.uuid4())
 
-    async def create(tx: ProfileTx) -> dict[str, Any] | None:
-        return await tx.single(CREATE_MARKER, id=marker)
-
-    async def count(tx: ProfileTx) -> dict[str, Any] | None:
-        return await tx.single(COUNT_MARKER, id=marker)
-
+    create, count = marker_work(marker)
     assert await graph.write(create) == {"id": marker}
     assert await graph.read(count) == {"n": 1}
     assert await other_graph.read(count) == {"n": 0}
@@ -233,11 +242,7 @@ async def test_reads_alone_see_their_own_profile_only_refuse_what_read_refuses_a
 ) -> None:
     marker = str(uuid.uuid4())
 
-    async def create(tx: ProfileTx) -> dict[str, Any] | None:
-        return await tx.single(CREATE_MARKER, id=marker)
-
-    async def count(tx: ProfileTx) -> dict[str, Any] | None:
-        return await tx.single(COUNT_MARKER, id=marker)
+    create, count = marker_work(marker)
 
     async def raw(tx: ProfileTx) -> None:
         await tx.run(COUNT_MARKER.text, id=marker)  # type: ignore[arg-type]

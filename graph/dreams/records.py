@@ -282,7 +282,7 @@ class RecalledDream:
 
     id: str
     hypothesis: str
-    status: str
+    status: DreamStatus
     likelihood: float
     confidence: float
     source_ids: tuple[str, ...]
@@ -292,7 +292,7 @@ class RecalledDream:
         return cls(
             id=dream["id"],
             hypothesis=dream["hypothesis"],
-            status=dream["status"],
+            status=DreamStatus(dream["status"]),
             likelihood=float(dream["likelihood"]),
             confidence=float(dream["confidence"]),
             source_ids=tuple(dream["source_ids"]),
@@ -302,7 +302,7 @@ class RecalledDream:
         return RelatedDream(
             dream_id=self.id,
             hypothesis=self.hypothesis,
-            status=self.status,
+            status=self.status.value,
             likelihood=self.likelihood,
             confidence=self.confidence,
             reason=reason,

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from graph.dreams.models import DreamStatus
 from graph.dreams.records import RecalledDream
 from graph.dreams.related import RELATED_DREAMS_LIMIT, related_dreams
 
 
 def dream(dream_id: str, confidence: float = 0.5, *sources: str) -> RecalledDream:
-    return RecalledDream(dream_id, f"hypothesis {dream_id}", "proposed", 0.5, confidence, sources)
+    return RecalledDream(dream_id, f"hypothesis {dream_id}", DreamStatus.PROPOSED, 0.5, confidence, sources)
 
 
 def test_dreams_citing_more_results_come_first_then_the_more_confident_then_text_matches() -> None:

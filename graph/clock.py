@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timezone
 from typing import overload
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -16,13 +16,20 @@ def as_utc(value: datetime) -> datetime: ...
 @overload
 def as_utc(value: None) -> None: ...
 def as_utc(value: datetime | None) -> datetime | None:
-    """A time given without an offset is read as UTC.
+    """A time given without an offset is read as UTC; one in a named zone keeps its instant and
+    its offset, without the zone's name.
 
     Neo4j stores a naive time as a LocalDateTime, which never compares with a zoned DateTime
     (the comparison is null), so a naive validity bound would silently hide a fact from every
-    `valid_at` search, and comparing it with an aware one in Python raises.
+    `valid_at` search, and comparing it with an aware one in Python raises. A named zone must
+    not reach the driver either: its encoder (neo4j 6.4) asks the zone for the offset of its own
+    DateTime, which Python's C zoneinfo reads as if it were a datetime, so the time is sent an
+    hour off on some calls and the process crashes on others (seen here with Python 3.11).
     """
-    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
+    if value is None or isinstance(value.tzinfo, timezone):
+        return value
+    offset = value.utcoffset()
+    return value.replace(tzinfo=UTC if offset is None else timezone(offset))
 
 
 def storable_time(value: datetime) -> datetime:

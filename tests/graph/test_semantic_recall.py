@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -94,6 +95,25 @@ async def test_a_result_says_which_lanes_found_it_and_when_it_happened(
     assert found.results[0].occurred_at.utcoffset() == timedelta(hours=5, minutes=30)
     assert found.results[0].lanes == ["lexical", "semantic"]
     assert driving.results[0].occurred_at == driving.results[0].created_at
+
+
+async def test_times_in_a_named_zone_keep_their_instant_and_offset(
+    graph: ProfileGraph, vectors: VectorKeeper
+) -> None:
+    # Sent as they are, zoneinfo times reach the driver's encoder, which misreads them: an hour
+    # off on some calls, a crash of the process on others (`graph.clock.as_utc` says why).
+    said = [datetime(2023, month, 1, 12, 30, tzinfo=ZoneInfo("Europe/Paris")) for month in (1, 4, 7, 11)]
+    for number, when in enumerate(said):
+        await remember(
+            graph, RememberRequest(content=f"Watered fern number {number} on the balcony.", occurred_at=when)
+        )
+
+    now_in_tokyo = datetime.now(ZoneInfo("Asia/Tokyo"))
+    found = await recall(graph, RecallRequest(query="watered fern balcony", limit=4, known_at=now_in_tokyo))
+
+    shown = sorted(item.occurred_at for item in found.results if item.occurred_at is not None)
+    assert shown == said
+    assert [when.utcoffset() for when in shown] == [timedelta(hours=hours) for hours in (1, 2, 2, 1)]
 
 
 async def test_times_read_as_text_keep_the_instant_and_offset_of_a_named_zone(store: GraphStore) -> None:

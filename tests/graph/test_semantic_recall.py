@@ -97,9 +97,7 @@ async def test_a_result_says_which_lanes_found_it_and_when_it_happened(
     assert driving.results[0].occurred_at == driving.results[0].created_at
 
 
-async def test_times_in_a_named_zone_keep_their_instant_and_offset(
-    graph: ProfileGraph, vectors: VectorKeeper
-) -> None:
+async def test_times_in_a_named_zone_keep_their_instant_and_offset(graph: ProfileGraph) -> None:
     # Sent as they are, zoneinfo times reach the driver's encoder, which misreads them: an hour
     # off on some calls, a crash of the process on others (`graph.clock.as_utc` says why).
     said = [datetime(2023, month, 1, 12, 30, tzinfo=ZoneInfo("Europe/Paris")) for month in (1, 4, 7, 11)]
@@ -117,8 +115,8 @@ async def test_times_in_a_named_zone_keep_their_instant_and_offset(
 
 
 async def test_times_read_as_text_keep_the_instant_and_offset_of_a_named_zone(store: GraphStore) -> None:
-    # Built inside Neo4j: the Python driver (6.4) sends a zoneinfo datetime an hour off on some
-    # connections, which would test the driver rather than `time_of`.
+    # Built inside Neo4j: a zoneinfo datetime sent from Python would test the driver's encoder
+    # rather than `time_of` (`graph.clock.as_utc` says what goes wrong there).
     async with store.driver.session() as session:
         result = await session.run(
             "WITH datetime({year: 2023, month: 3, day: 26, hour: 3, minute: 30, second: 7,"

@@ -211,6 +211,8 @@ async def test_recall_lists_related_dreams_beside_results(call: CallTool) -> Non
     [related] = [related for related in found["related_dreams"] if related["dream_id"] == dream["id"]]
     assert source_id in related["reason"] and source_id in related["source_ids"]
     assert related["hypothesis"] == dream["hypothesis"]
+    related_ids = {related["dream_id"] for related in found["related_dreams"]}
+    assert not related_ids & {item["id"] for item in found["results"]}
     # Its own words find it too.
     worded = await call("recall_memory", query=dream["hypothesis"], limit=1)
     assert dream["id"] in [related["dream_id"] for related in worded["related_dreams"]]

@@ -67,6 +67,7 @@ SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE INDEX dreamrun_started IF NOT EXISTS FOR (n:DreamRun) ON (n.profile_id, n.started_at)",
     "CREATE INDEX dreamrun_status IF NOT EXISTS FOR (n:DreamRun) ON (n.profile_id, n.status)",
     "CREATE INDEX claim_created IF NOT EXISTS FOR (n:Claim) ON (n.profile_id, n.created_at)",
+    "CREATE INDEX claim_status_created IF NOT EXISTS FOR (n:Claim) ON (n.profile_id, n.status, n.created_at)",
     "CREATE INDEX fact_recorded IF NOT EXISTS FOR (n:Fact) ON (n.profile_id, n.recorded_at)",
     # Counting a profile's vectors of one model, so status can say how many are pending.
     "CREATE INDEX fragment_embedding_model IF NOT EXISTS FOR (n:SourceFragment) "

@@ -1,4 +1,10 @@
-"""Cypher of dreams and dreaming runs. Every query is profile-scoped and checked at import."""
+"""Cypher of dreams and dreaming runs. Every query is profile-scoped and checked at import.
+
+A node index on (profile_id, x, ...) serves a query only when it names every one of those
+properties, so queries that start from a profile's nodes of one status also say `x IS NOT NULL`
+of the index's last property; without it Neo4j scans every profile's nodes of the label
+(`tests/graph/test_query_plans.py`).
+"""
 
 from __future__ import annotations
 
@@ -216,7 +222,7 @@ DREAM_PARTNERS = ScopedQuery(
 # How many cycles the profile has run: each one's window of older seeds starts elsewhere.
 RUN_COUNT = ScopedQuery(
     "run_count",
-    "MATCH (r:DreamRun {profile_id: $profile_id}) RETURN count(r) AS count",
+    "MATCH (r:DreamRun {profile_id: $profile_id}) WHERE r.started_at IS NOT NULL RETURN count(r) AS count",
 )
 CORPUS_SIZE = ScopedQuery(
     "corpus_size",
@@ -401,7 +407,8 @@ DREAM_COUNTS = ScopedQuery(
     """
     UNWIND ['proposed', 'reinforced', 'stale', 'rejected', 'promoted'] AS status
     CALL (status) {
-        MATCH (d:Dream {profile_id: $profile_id, status: status}) RETURN count(d) AS count
+        MATCH (d:Dream {profile_id: $profile_id, status: status}) WHERE d.created_at IS NOT NULL
+        RETURN count(d) AS count
     }
     RETURN status, count
     """,
@@ -410,7 +417,7 @@ LIST_DREAMS = ScopedQuery(
     "list_dreams",
     """
     MATCH (d:Dream {profile_id: $profile_id})
-    WHERE (size($statuses) = 0 OR d.status IN $statuses)
+    WHERE d.created_at IS NOT NULL AND (size($statuses) = 0 OR d.status IN $statuses)
       AND ($before IS NULL OR d.created_at < $before OR (d.created_at = $before AND d.id < $before_id))
     RETURN d {.id, .hypothesis, .why, .status, .likelihood, .confidence, .created_at, .run_id} AS dream
     ORDER BY d.created_at DESC, d.id DESC LIMIT $limit

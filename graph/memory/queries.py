@@ -1,4 +1,10 @@
-"""Cypher of the memory pipeline. Every query is profile-scoped and checked at import."""
+"""Cypher of the memory pipeline. Every query is profile-scoped and checked at import.
+
+A node index on (profile_id, x, ...) serves a query only when it names every one of those
+properties, so queries that start from a profile's nodes of one status also say `x IS NOT NULL`
+of the index's last property; without it Neo4j scans every profile's nodes of the label
+(`tests/graph/test_query_plans.py`).
+"""
 
 from __future__ import annotations
 
@@ -378,13 +384,15 @@ FACT_EVIDENCE = ScopedQuery(
 COUNT_HEALTH = ScopedQuery(
     "count_health",
     """
-    CALL { MATCH (f:Fact {profile_id: $profile_id, status: 'needs_revalidation'}) RETURN count(f) AS flagged }
+    CALL { MATCH (f:Fact {profile_id: $profile_id, status: 'needs_revalidation'})
+           WHERE f.recorded_at IS NOT NULL RETURN count(f) AS flagged }
     CALL { MATCH (f:Fact {profile_id: $profile_id, status: 'active'})
            WHERE $cutoff IS NOT NULL AND f.recorded_at < $cutoff RETURN count(f) AS aged }
     CALL { MATCH (c:Claim {profile_id: $profile_id, status: 'candidate'})
-           WHERE NOT coalesce(c.unsupported, false) RETURN count(c) AS candidates }
+           WHERE c.created_at IS NOT NULL AND NOT coalesce(c.unsupported, false)
+           RETURN count(c) AS candidates }
     CALL { MATCH (c:Claim {profile_id: $profile_id, status: 'disputed'})
-           WHERE NOT coalesce(c.unsupported, false) RETURN count(c) AS disputed }
+           WHERE c.created_at IS NOT NULL AND NOT coalesce(c.unsupported, false) RETURN count(c) AS disputed }
     CALL { MATCH (q:Clarification {profile_id: $profile_id, status: 'open'}) RETURN count(q) AS open }
     RETURN flagged + aged AS stale_facts, candidates AS candidate_claims,
            disputed AS disputed_claims, open AS open_clarifications
@@ -395,6 +403,7 @@ STALE_FACTS = ScopedQuery(
     """
     CALL {
         MATCH (f:Fact {profile_id: $profile_id, status: 'needs_revalidation'})
+        WHERE f.recorded_at IS NOT NULL
         RETURN f, coalesce(f.flagged_reason, 'a supporting fragment was retracted') AS reason
         ORDER BY f.recorded_at LIMIT $limit
       UNION
@@ -413,7 +422,7 @@ CLAIMS_BY_STATUS = ScopedQuery(
     "claims_by_status",
     """
     MATCH (c:Claim {profile_id: $profile_id, status: $status})
-    WHERE NOT coalesce(c.unsupported, false)
+    WHERE c.created_at IS NOT NULL AND NOT coalesce(c.unsupported, false)
     RETURN c.id AS id, c.text AS text, c.status AS status, c.verdict AS verdict, c.created_at AS created_at
     ORDER BY c.created_at DESC LIMIT $limit
     """,

@@ -26,19 +26,17 @@ CITING_DREAMS: Final = (
     f"[(node)<-[:DREAMED_FROM]-(d:Dream {{profile_id: $profile_id}}) WHERE d.status IN {OPEN_STATUSES}"
     f" | {_RELATED_DREAM_FIELDS}]"
 )
-# Open dreams whose own text matches the query, best first.
-DREAMS_MATCHING = ScopedQuery(
-    "dreams_matching",
-    f"""
-    CALL db.index.fulltext.queryNodes('dream_text',
-        'profile_key:' + $profile_key + ' AND status:(proposed OR reinforced) AND ' + $terms,
-        {{limit: $limit}})
-    YIELD node, score
-    WHERE node.profile_id = $profile_id
-    WITH node AS d, score ORDER BY score DESC
-    RETURN {_RELATED_DREAM_FIELDS} AS dream
-    """,
-)
+# The `$dream_limit` open dreams whose own text matches `$terms`, best first, as the list
+# `dreams` (a subquery body: recall's lexical search runs it, sparing it a query of its own).
+DREAMS_MATCHING: Final = f"""
+        CALL db.index.fulltext.queryNodes('dream_text',
+            'profile_key:' + $profile_key + ' AND status:(proposed OR reinforced) AND ' + $terms,
+            {{limit: $dream_limit}})
+        YIELD node, score
+        WHERE node.profile_id = $profile_id
+        WITH node AS d, score ORDER BY score DESC
+        RETURN collect({_RELATED_DREAM_FIELDS}) AS dreams
+"""
 
 # --- candidate pairs for the dream phase ---------------------------------------------------
 

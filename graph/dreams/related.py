@@ -2,30 +2,18 @@
 
 Dreams that cite a returned memory come first, those citing the most returned memories (then
 the most confident) ahead; recall's searches bring each candidate's citing dreams along
-(`CITING_DREAMS`). Then come dreams whose own text matches the query, searched beside recall's
-lanes.
+(`CITING_DREAMS`). Then come dreams whose own text matches the query, which recall's lexical
+search finds (`DREAMS_MATCHING`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graph.access import ProfileGraph, ProfileTx
-from graph.dreams import queries as q
 from graph.dreams.records import RecalledDream
 from graph.memory.models import RelatedDream
 
 RELATED_DREAMS_LIMIT = 5
-
-
-async def _matching(tx: ProfileTx, terms: str) -> list[RecalledDream]:
-    rows = await tx.run(q.DREAMS_MATCHING, terms=terms, limit=RELATED_DREAMS_LIMIT)
-    return [RecalledDream.from_map(row["dream"]) for row in rows]
-
-
-async def dreams_matching(graph: ProfileGraph, terms: str) -> list[RecalledDream]:
-    """The profile's open dreams whose text matches `terms` (a `fulltext_clause` on `text`), best first."""
-    return await graph.read_alone(_matching, terms)
 
 
 def related_dreams(

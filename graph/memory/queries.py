@@ -8,7 +8,8 @@ of the index's last property; without it Neo4j scans every profile's nodes of th
 
 from __future__ import annotations
 
-from graph.memory.recall_fields import CLARIFICATION_FIELDS, RESULT_FIELDS, TIME_FILTER
+from graph.dreams.queries import DREAMS_MATCHING
+from graph.memory.recall_fields import CLARIFICATION_FIELDS, RESULT_ENTRIES, TIME_FILTER
 from graph.scope import ScopedQuery
 
 FACT_FIELDS = (
@@ -342,19 +343,27 @@ RESOLVE_CLARIFICATION = ScopedQuery(
 # One round trip searches every kind's index. The Lucene string pins profile and status inside
 # the index, so `limit` is pushed into Lucene and another profile's matches never crowd out
 # this one's.
+# Recall's lexical lane, one fulltext search per kind, and the open dreams whose text matches
+# the query: one query, one row. The dream search had a query of its own beside the lanes; in
+# one process on the bench's 100,000 memories recall took 2.5 to 4 ms less at the median and 5
+# to 6 at p95 without it.
 FULLTEXT_SEARCH = ScopedQuery(
     "fulltext_search",
     f"""
-    UNWIND $searches AS search
-    CALL (search) {{
-        CALL db.index.fulltext.queryNodes(search.index,
-            'profile_key:' + $profile_key + ' AND status:(' + search.statuses + ') AND ' + $terms,
-            {{limit: $limit}})
-        YIELD node, score
-        WHERE node.profile_id = $profile_id {TIME_FILTER}
-        RETURN node, score
+    CALL () {{
+        UNWIND $searches AS search
+        CALL (search) {{
+            CALL db.index.fulltext.queryNodes(search.index,
+                'profile_key:' + $profile_key + ' AND status:(' + search.statuses + ') AND ' + $terms,
+                {{limit: $limit}})
+            YIELD node, score
+            WHERE node.profile_id = $profile_id {TIME_FILTER}
+            RETURN node, score
+        }}
+        RETURN collect({{kind: search.kind, {RESULT_ENTRIES}}}) AS memories
     }}
-    RETURN search.kind AS kind, {RESULT_FIELDS}
+    CALL () {{ {DREAMS_MATCHING} }}
+    RETURN memories, dreams
     """,
 )
 CLAIM_EVIDENCE = ScopedQuery(

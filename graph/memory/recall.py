@@ -24,7 +24,7 @@ import anyio
 from graph.access import ProfileGraph, ProfileTx
 from graph.clock import as_utc
 from graph.dreams.records import RecalledDream
-from graph.dreams.related import dreams_matching, related_dreams
+from graph.dreams.related import RELATED_DREAMS_LIMIT, related_dreams
 from graph.embedding.keeper import VectorKeeper
 from graph.embedding.kinds import EmbeddedKind
 from graph.errors import InvalidInputError
@@ -161,23 +161,27 @@ def _fuse(
     return ranked[:limit]
 
 
-async def _lexical_lists(tx: ProfileTx, request: RecallRequest, terms: str) -> dict[Kind, list[FoundMemory]]:
+async def _lexical_search(
+    tx: ProfileTx, request: RecallRequest, terms: str
+) -> tuple[dict[Kind, list[FoundMemory]], list[RecalledDream]]:
+    """Each kind's memories matching `terms`, best first, and the open dreams whose text does."""
     searches = [
         {"kind": kind, "index": search.index, "statuses": " OR ".join(request.statuses(kind))}
         for kind, search in _KINDS.items()
     ]
-    rows = await tx.run(
+    row = await tx.one(
         q.FULLTEXT_SEARCH,
         searches=searches,
         terms=terms,
         limit=request.candidates,
+        dream_limit=RELATED_DREAMS_LIMIT,
         known_at=request.known_at,
         valid_at=request.valid_at,
     )
     ranked: dict[Kind, list[FoundMemory]] = {kind: [] for kind in _KINDS}
-    for memory in sorted(map(FoundMemory.from_row, rows), key=lambda memory: -memory.score):
+    for memory in sorted(map(FoundMemory.from_row, row["memories"]), key=lambda memory: -memory.score):
         ranked[memory.kind].append(memory)
-    return ranked
+    return ranked, [RecalledDream.from_map(dream) for dream in row["dreams"]]
 
 
 async def _semantic_lists(
@@ -255,11 +259,11 @@ async def _run_lanes(
     query (outside any transaction: a retried transaction must not re-run it), and the two
     searches then run side by side. The vector search waits for this process's recent writes
     of the profile to have their vectors, so what was just remembered is found by meaning too.
-    The dreams whose text matches the query are searched beside them."""
+    The lexical search also finds the open dreams whose text matches the query."""
     lanes = _Lanes()
 
     async def lexical() -> None:
-        lanes.lexical = await graph.read_alone(_lexical_lists, request, terms)
+        lanes.lexical, lanes.dreams = await graph.read_alone(_lexical_search, request, terms)
 
     async def semantic(keeper: VectorKeeper) -> None:
         model = keeper.embedder
@@ -267,15 +271,7 @@ async def _run_lanes(
         await keeper.settled(graph)
         lanes.semantic = await graph.read_alone(_semantic_lists, request, query)
 
-    async def dreams() -> None:
-        try:
-            lanes.dreams = await dreams_matching(graph, terms)
-        except Exception:
-            # Trigger: the search of dream texts failed. Why: recall must never fail because of
-            # a dream. Outcome: logged with its traceback; dreams citing the results still show.
-            log.exception("dream text search failed; recall goes on without it")
-
-    await _together(lexical, dreams, *([partial(semantic, vectors)] if vectors is not None else []))
+    await _together(lexical, *([partial(semantic, vectors)] if vectors is not None else []))
     return lanes
 
 

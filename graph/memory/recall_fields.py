@@ -18,12 +18,21 @@ CLARIFICATION_FIELDS: Final = "q {.id, .question, .claim_id, .fact_id, .status, 
 # walks along the candidate's own relationships, and carrying them on every candidate spares
 # recall a second round of queries once the fusion has chosen. Times as text
 # (`graph.rows.time_of` says why).
-RESULT_FIELDS: Final = f"""
-    node.id AS id, node.text AS text, score, node.status AS status,
-    toString(coalesce(node.recorded_at, node.created_at)) AS created_at,
-    toString(node.occurred_at) AS occurred_at,
-    coalesce(node.quality, node.truth_score, node.extract_conf, 0.5) AS quality,
-    [(node)<-[:ABOUT_CLAIM|ABOUT_FACT]-(q:Clarification {{profile_id: $profile_id, status: 'open'}})
-        | {CLARIFICATION_FIELDS}] AS clarifications,
-    {CITING_DREAMS} AS dreams
-"""
+_FIELDS: Final = (
+    ("id", "node.id"),
+    ("text", "node.text"),
+    ("score", "score"),
+    ("status", "node.status"),
+    ("created_at", "toString(coalesce(node.recorded_at, node.created_at))"),
+    ("occurred_at", "toString(node.occurred_at)"),
+    ("quality", "coalesce(node.quality, node.truth_score, node.extract_conf, 0.5)"),
+    (
+        "clarifications",
+        "[(node)<-[:ABOUT_CLAIM|ABOUT_FACT]-(q:Clarification {profile_id: $profile_id, status: 'open'})"
+        f" | {CLARIFICATION_FIELDS}]",
+    ),
+    ("dreams", CITING_DREAMS),
+)
+# As the columns of a row, and as the entries of a map (for a query that collects candidates).
+RESULT_FIELDS: Final = ",\n    ".join(f"{expression} AS {name}" for name, expression in _FIELDS)
+RESULT_ENTRIES: Final = ",\n    ".join(f"{name}: {expression}" for name, expression in _FIELDS)

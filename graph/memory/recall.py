@@ -12,7 +12,6 @@ fusion was chosen over reciprocal-rank fusion by measurement on the LoCoMo devel
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -43,8 +42,6 @@ from graph.memory.models import (
 from graph.memory.records import FoundMemory, OwnedEvidence
 from graph.memory.semantic import SemanticSearch, semantic_lists
 from graph.text import STOP_WORDS, fulltext_clause, tokens
-
-log = logging.getLogger(__name__)
 
 MAX_QUERY_CHARS = 512
 MAX_RECALL_LIMIT = 50

@@ -340,13 +340,11 @@ RESOLVE_CLARIFICATION = ScopedQuery(
 )
 # --- recall --------------------------------------------------------------------------------
 
-# One round trip searches every kind's index. The Lucene string pins profile and status inside
-# the index, so `limit` is pushed into Lucene and another profile's matches never crowd out
-# this one's.
 # Recall's lexical lane, one fulltext search per kind, and the open dreams whose text matches
-# the query: one query, one row. The dream search had a query of its own beside the lanes; in
-# one process on the bench's 100,000 memories recall took 2.5 to 4 ms less at the median and 5
-# to 6 at p95 without it.
+# the query: one query, one row. The Lucene string pins profile and status inside each index,
+# so `limit` is pushed into Lucene and another profile's matches never crowd out this one's.
+# The dream search had a query of its own beside the lanes; in one process on the bench's
+# 100,000 memories recall took 2.5 to 4 ms less at the median and 5 to 6 at p95 without it.
 FULLTEXT_SEARCH = ScopedQuery(
     "fulltext_search",
     f"""

@@ -13,9 +13,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from neo4j import AsyncGraphDatabase
 
-from graph.access import ConnectionSettings
+from graph.access import GraphStore
 from graph.scope import ScopedQuery
 
 pytestmark = pytest.mark.anyio
@@ -46,18 +45,13 @@ def _operators(plan: dict[str, Any]) -> Iterator[tuple[str, str]]:
         yield from _operators(child)
 
 
-async def test_no_profile_query_scans_a_label(neo4j_settings: ConnectionSettings) -> None:
+async def test_no_profile_query_scans_a_label(store: GraphStore) -> None:
     queries = list(_queries())
     assert len(queries) > 100
     scanning = {}
-    async with AsyncGraphDatabase.driver(
-        neo4j_settings.uri,
-        auth=(neo4j_settings.username, neo4j_settings.password),
-        notifications_min_severity="OFF",
-    ) as driver:
-        for query in queries:
-            result = await driver.execute_query("EXPLAIN " + query.text, database_=neo4j_settings.database)
-            scans = [details for operator, details in _operators(result.summary.plan) if operator in SCANS]
-            if scans:
-                scanning[query.name] = scans
+    for query in queries:
+        result = await store.driver.execute_query("EXPLAIN " + query.text, database_=store.settings.database)
+        scans = [details for operator, details in _operators(result.summary.plan) if operator in SCANS]
+        if scans:
+            scanning[query.name] = scans
     assert scanning == {}

@@ -42,6 +42,8 @@ class LaneResult:
     sizes: list[int] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     stopped_early: bool = False
+    # The warm-up's own times: what the first queries after a start or a load cost.
+    warmup_latencies: list[float] = field(default_factory=list)
 
     def latency(self) -> Latency:
         return Latency.of(self.latencies)
@@ -84,8 +86,10 @@ async def run_lanes(
     results = {name: LaneResult(name) for name in lanes}
     spent = dict.fromkeys(lanes, 0.0)
     for query in warmup:
-        for lane in lanes.values():
+        for name, lane in lanes.items():
+            watch = Stopwatch()
             await lane(query)
+            results[name].warmup_latencies.append(watch.seconds)
     names = list(lanes)
     for number, query in enumerate(queries):
         shift = number % len(names)

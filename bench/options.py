@@ -15,6 +15,7 @@ class Options:
     sizes: tuple[int, ...]
     quick: bool
     queries: int
+    warmup_queries: int
     sample: int
     concurrency: int
     neighbours: int
@@ -59,6 +60,12 @@ def parse(argv: Sequence[str] | None = None) -> Options:
         "--queries", type=int, default=None, help="recall queries per lane (default 300, quick 200)"
     )
     parser.add_argument(
+        "--warmup",
+        type=int,
+        default=None,
+        help="unmeasured queries on every lane before recall is timed (default 300, quick 30)",
+    )
+    parser.add_argument(
         "--sample", type=int, default=1000, help="single-call remembers at each end (default 1000)"
     )
     parser.add_argument(
@@ -79,6 +86,7 @@ def parse(argv: Sequence[str] | None = None) -> Options:
         sizes=sizes,
         quick=quick,
         queries=args.queries or (200 if quick else 300),
+        warmup_queries=args.warmup if args.warmup is not None else (30 if quick else 300),
         sample=args.sample,
         concurrency=max(1, args.concurrency),
         neighbours=max(0, args.neighbours),

@@ -2,12 +2,13 @@
 
 `remember` stores a memory's words and returns as soon as they are findable; the model then
 embeds the memory, together with whatever else was queued meanwhile (in one turn on the model),
-and the vectors are written in one transaction, shared with the profile's other writes queued at
-that moment (`graph.group_commit`). Measured on two cores at 1,000 memories: remember one at a
-time 65 against 52 per second with the model in the call, bulk 137 against 111. Writing the
-vectors in transactions of their own made bulk faster again (at 100,000 memories 177 to 181 per
-second in three runs against 161), but recall after such a load slower (p95 over HTTP 37.6 to
-43.9 ms against 36.0), so they stay in the groups.
+and the vectors are written in a transaction of their own, beside the profile's grouped
+remembers (`graph.group_commit`) rather than inside one of their groups, so the vector index's
+insert at its commit does not hold up the remembers queued behind it. Measured on two cores:
+at 1,000 memories remember one at a time 65 against 52 per second with the model in the call,
+bulk 137 against 111; bulk at 15,000 memories 142 and 144 per second in transactions of their
+own against 122 and 127 in the groups, alternating on one machine. (4ddfc63 had put them in the
+groups because recall right after such a load looked slower, measured with Neo4j's JIT cold.)
 
 Nothing reads a stale picture because of it: `settled(graph)` waits until the vectors of every
 write this process queued for the profile before the call are written, and recall and the dream
@@ -152,7 +153,7 @@ class VectorKeeper:
         by_text = dict(zip(texts, await self.embedder.passages(texts), strict=True))
         vectors = [by_text[item.text] for item in missing]
         nodes = [item.node for item in missing]
-        await graph.write_grouped(_write_all, self.embedder.model_id, nodes, vectors)
+        await graph.write(_write_all, self.embedder.model_id, nodes, vectors)
 
 
 def _left_pending(graph: ProfileGraph, count: int, reason: str) -> None:

@@ -20,7 +20,8 @@ from neo4j import AsyncDriver
 from bench.semantic import bench_vectors
 from bench.stats import Latency, Stopwatch
 from graph.access import ProfileGraph
-from graph.memory.recall import RecallRequest, recall
+from graph.recall.request import RecallRequest
+from graph.recall.search import recall
 from graph.text import fulltext_clause, profile_key
 
 

@@ -230,7 +230,7 @@ class GraphStore:
         self.driver = driver
         self.settings = settings
         self._bookmarks = AsyncGraphDatabase.bookmark_manager()
-        self.group_commit = GroupCommit()
+        self.group_commit: GroupCommit[ProfileTx] = GroupCommit()
 
     @classmethod
     def connect(cls, settings: ConnectionSettings) -> GraphStore:

@@ -28,17 +28,27 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final, Generic, TypeVar
+from functools import partial
+from typing import Final, Generic, Protocol, TypeVar
 
 import anyio
 
 from graph.errors import DATABASE_FAILURES
 
-if TYPE_CHECKING:  # graph.access owns one GroupCommit per store and imports this module
-    from graph.access import ProfileGraph, ProfileTx
-
 T = TypeVar("T")
-Work = Callable[["ProfileTx"], Awaitable[T]]
+Tx = TypeVar("Tx")
+TxOut = TypeVar("TxOut", covariant=True)
+Work = Callable[[Tx], Awaitable[T]]
+
+
+class Writer(Protocol[TxOut]):
+    """One profile's access to the database (`graph.access.ProfileGraph`, which owns the
+    queues): this module needs only its profile and its write transactions."""
+
+    @property
+    def profile_id(self) -> str: ...
+
+    async def write(self, work: Callable[[TxOut], Awaitable[T]]) -> T: ...
 
 # One transaction holds at most this many writes, which bounds its size and its time under the
 # call deadline; more wait for the next.
@@ -46,8 +56,8 @@ MAX_GROUP: Final = 32
 
 
 @dataclass(eq=False)
-class _Write(Generic[T]):
-    work: Work[T]
+class _Write(Generic[Tx, T]):
+    work: Work[Tx, T]
     done: bool = False
     result: T | None = None
     error: BaseException | None = None
@@ -60,22 +70,22 @@ class _Write(Generic[T]):
 
 
 @dataclass
-class _ProfileQueue:
+class _ProfileQueue(Generic[Tx]):
     lock: anyio.Lock = field(default_factory=anyio.Lock)
-    pending: list[_Write[object]] = field(default_factory=list)
+    pending: list[_Write[Tx, object]] = field(default_factory=list)
 
 
-class GroupCommit:
+class GroupCommit(Generic[Tx]):
     """The group-commit queues of one process (one per `GraphStore`)."""
 
     def __init__(self) -> None:
-        self._queues: dict[str, _ProfileQueue] = {}
+        self._queues: dict[str, _ProfileQueue[Tx]] = {}
 
-    async def write(self, graph: ProfileGraph, work: Work[T]) -> T:
+    async def write(self, graph: Writer[Tx], work: Work[Tx, T]) -> T:
         """`work(tx)` in a write transaction of `graph`'s profile, shared with the writes of the
         same profile queued meanwhile; returns its result or raises its error."""
         queue = self._queues.setdefault(graph.profile_id, _ProfileQueue())
-        write: _Write[T] = _Write(work)
+        write: _Write[Tx, T] = _Write(work)
         queue.pending.append(write)  # type: ignore[arg-type]  # results are read back as T
         try:
             async with queue.lock:
@@ -93,12 +103,12 @@ class GroupCommit:
         return write.result  # type: ignore[return-value]  # set by settle() when error is None
 
 
-async def _run_group(graph: ProfileGraph, group: list[_Write[object]]) -> None:
+async def _run_group(graph: Writer[Tx], group: list[_Write[Tx, object]]) -> None:
     if len(group) == 1:
         await _run_alone(graph, group[0])
         return
     try:
-        results = await graph.write(_all, [write.work for write in group])
+        results = await graph.write(partial(_all, [write.work for write in group]))
     except DATABASE_FAILURES as error:
         for write in group:
             write.fail(error)
@@ -112,12 +122,12 @@ async def _run_group(graph: ProfileGraph, group: list[_Write[object]]) -> None:
             write.settle(result)
 
 
-async def _run_alone(graph: ProfileGraph, write: _Write[object]) -> None:
+async def _run_alone(graph: Writer[Tx], write: _Write[Tx, object]) -> None:
     try:
         write.settle(await graph.write(write.work))
     except Exception as error:
         write.fail(error)
 
 
-async def _all(tx: ProfileTx, works: list[Work[object]]) -> list[object]:
+async def _all(works: list[Work[Tx, object]], tx: Tx) -> list[object]:
     return [await work(tx) for work in works]

@@ -8,11 +8,11 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError, field_validator
 
 from graph.access import ProfileGraph, ProfileTx
+from graph.base import Frozen
 from graph.clock import known_zone
 from graph.dreams import queries as q
 from graph.dreams.records import OVERRIDE_PREFIX, StoredProfile
 from graph.errors import InvalidInputError, validation_problems
-from graph.memory.models import Frozen
 from graph.schema import GRAPH_FORMAT
 
 MAX_OUTPUTS_LIMIT = 50

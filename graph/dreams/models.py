@@ -8,7 +8,8 @@ from typing import Literal
 
 from pydantic import Field, computed_field
 
-from graph.memory.models import ClaimResult, ClarificationView, Frozen
+from graph.base import Frozen
+from graph.memory.models import ClaimResult, ClarificationView
 
 
 class DreamStatus(StrEnum):

@@ -8,35 +8,9 @@ of the index's last property; without it Neo4j scans every profile's nodes of th
 
 from __future__ import annotations
 
-from typing import Final
-
 from graph.scope import ScopedQuery
 
 OPEN_STATUSES = "['proposed', 'reinforced']"
-
-# --- related dreams for recall -------------------------------------------------------------
-
-# What recall shows of an open dream: its hypothesis and every memory it cites.
-_RELATED_DREAM_FIELDS = (
-    "d {.id, .hypothesis, .status, .likelihood, .confidence, source_ids: [(d)-[:DREAMED_FROM]->(s) | s.id]}"
-)
-# The open dreams citing a recall candidate `node` (a list expression): recall's searches carry
-# it on every candidate, so the dreams of the chosen results need no query of their own.
-CITING_DREAMS: Final = (
-    f"[(node)<-[:DREAMED_FROM]-(d:Dream {{profile_id: $profile_id}}) WHERE d.status IN {OPEN_STATUSES}"
-    f" | {_RELATED_DREAM_FIELDS}]"
-)
-# The `$dream_limit` open dreams whose own text matches `$terms`, best first, as the list
-# `dreams` (a subquery body: recall's lexical search runs it, sparing it a query of its own).
-DREAMS_MATCHING: Final = f"""
-        CALL db.index.fulltext.queryNodes('dream_text',
-            'profile_key:' + $profile_key + ' AND status:(proposed OR reinforced) AND ' + $terms,
-            {{limit: $dream_limit}})
-        YIELD node, score
-        WHERE node.profile_id = $profile_id
-        WITH node AS d, score ORDER BY score DESC
-        RETURN collect({_RELATED_DREAM_FIELDS}) AS dreams
-"""
 
 # --- candidate pairs for the dream phase ---------------------------------------------------
 

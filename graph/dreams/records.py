@@ -25,7 +25,6 @@ from graph.dreams.models import (
 )
 from graph.embedding.catalog import cosine_of_score
 from graph.errors import CycleAlreadyRunningError
-from graph.memory.models import RelatedDream
 from graph.rows import Row, one_of, time_of
 
 MemoryKind = Literal["fact", "fragment"]
@@ -273,38 +272,3 @@ def dream_from_row(row: Row) -> Dream:
     stored = row["dream"]
     fields = {name: stored.get(name) for name in Dream.model_fields if name not in ("sources", "feedback")}
     return Dream.model_validate({**fields, "sources": row["sources"], "feedback": row["feedback"]})
-
-
-@dataclass(frozen=True)
-class RecalledDream:
-    """An open dream as recall reads it: with a candidate memory (`CITING_DREAMS`) or because
-    its text matches the query (`DREAMS_MATCHING`)."""
-
-    id: str
-    hypothesis: str
-    status: DreamStatus
-    likelihood: float
-    confidence: float
-    source_ids: tuple[str, ...]
-
-    @classmethod
-    def from_map(cls, dream: Row) -> RecalledDream:
-        return cls(
-            id=dream["id"],
-            hypothesis=dream["hypothesis"],
-            status=DreamStatus(dream["status"]),
-            likelihood=float(dream["likelihood"]),
-            confidence=float(dream["confidence"]),
-            source_ids=tuple(dream["source_ids"]),
-        )
-
-    def related(self, reason: str) -> RelatedDream:
-        return RelatedDream(
-            dream_id=self.id,
-            hypothesis=self.hypothesis,
-            status=self.status.value,
-            likelihood=self.likelihood,
-            confidence=self.confidence,
-            reason=reason,
-            source_ids=list(self.source_ids),
-        )

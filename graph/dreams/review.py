@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from graph.access import ProfileGraph, ProfileTx
+from graph.base import Frozen
 from graph.clock import utcnow
 from graph.dreams import queries as q
 from graph.dreams.config import DreamingConfig, effective_config
@@ -36,7 +37,7 @@ from graph.embedding.keeper import VectorKeeper
 from graph.embedding.store import PassageVectors, embed_passages
 from graph.errors import InvalidInputError, NotFoundError
 from graph.memory.claims import DREAM_FEEDBACK_LABEL
-from graph.memory.models import Authority, ClaimInput, ClaimResult, FragmentStatus, Frozen, PromotionOutcome
+from graph.memory.models import Authority, ClaimInput, ClaimResult, FragmentStatus, PromotionOutcome
 from graph.memory.pipeline import RememberRequest, remember_in
 
 MAX_LIST_LIMIT = 100

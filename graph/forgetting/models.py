@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from graph.memory.models import Frozen
+from graph.base import Frozen
 
 ForgettableKind = Literal["fragment", "claim", "fact"]
 

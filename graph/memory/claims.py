@@ -26,16 +26,8 @@ from graph.memory.models import (
     FactView,
     PromotionOutcome,
 )
-from graph.memory.policy import (
-    ClaimEvidence,
-    PredicatePolicy,
-    PredicateRule,
-    Strength,
-    check_gates,
-    compare_strength,
-    rule_for,
-    truth_score,
-)
+from graph.memory.policy import ClaimEvidence, Strength, check_gates, compare_strength, truth_score
+from graph.memory.predicates import PredicatePolicy, PredicateRule, rule_for
 from graph.memory.records import ClaimSupport, SlotFact, StoredClaim, clarification_view, fact_view
 from graph.memory.verifier import SELF_SUBJECTS, ClaimStatement, ClaimVerifier, Verdict, Verification
 from graph.rows import id_of

@@ -10,9 +10,11 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, Field
 
+from graph.base import Frozen
 from graph.clock import storable_time
+from graph.memory.predicates import PREDICATE_RULES
 
 MAX_CONTENT_CHARS = 8_000
 MAX_LABELS = 20
@@ -30,10 +32,6 @@ class Polarity(StrEnum):
 
 
 UtcDatetime = Annotated[datetime, AfterValidator(storable_time)]
-
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True)
 
 
 class Verdict(StrEnum):
@@ -76,11 +74,7 @@ class PromotionOutcome(StrEnum):
 
 
 def _supported_predicates(schema: dict[str, Any]) -> None:
-    """Advertise the predicates as an enum, so a host's model need not guess them. The policy
-    module checks them (with a message naming the choices) and imports this module, hence
-    the import at schema time."""
-    from graph.memory.policy import PREDICATE_RULES  # noqa: PLC0415
-
+    """Advertise the predicates as an enum, so a host's model need not guess them."""
     schema["enum"] = sorted(PREDICATE_RULES)
 
 
@@ -183,52 +177,6 @@ class RetractResult(Frozen):
     reconsidered_claims: list[ClaimResult] = Field(
         default_factory=list,
         description="Claims whose open question was about the retracted fact, weighed again",
-    )
-
-
-class Evidence(Frozen):
-    fragment_id: str
-    text: str
-    source: str | None
-    authority: Authority
-    status: str
-
-
-RecallLane = Literal["lexical", "semantic"]
-RecallKind = Literal["fact", "claim", "fragment"]
-
-
-class RecallItem(Frozen):
-    kind: RecallKind
-    id: str
-    text: str
-    score: float = Field(description="Fused relevance, 0 to 1: half the lexical, half the semantic match")
-    lanes: list[RecallLane] = Field(description="Which searches found it: by words (lexical), by meaning")
-    status: str
-    created_at: datetime = Field(description="When it was stored")
-    occurred_at: datetime | None = Field(
-        default=None, description="When the person said or did it (fragments), if different from stored"
-    )
-    quality: float
-    evidence: list[Evidence] | None = None
-
-
-class RelatedDream(Frozen):
-    dream_id: str
-    hypothesis: str
-    status: str
-    likelihood: float
-    confidence: float
-    reason: str = Field(description="Why it is related: a shared source or matching words")
-    source_ids: list[str]
-
-
-class RecallResult(Frozen):
-    query: str
-    results: list[RecallItem]
-    clarifications: list[ClarificationView]
-    related_dreams: list[RelatedDream] = Field(
-        description="Hypotheses to ask the person about; never facts, never part of results"
     )
 
 

@@ -45,7 +45,8 @@ from graph.memory.models import (
     PromotionOutcome,
     RememberResult,
 )
-from graph.memory.policy import rule_for, source_quality
+from graph.memory.policy import source_quality
+from graph.memory.predicates import rule_for
 from graph.memory.records import FragmentState, KeyedFragment, clarification_view
 from graph.memory.verifier import ClaimVerifier, LexicalVerifier
 from graph.rows import id_of

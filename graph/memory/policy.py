@@ -1,157 +1,20 @@
-"""Memory policy: which predicates exist, and what a claim needs to become a fact.
+"""Memory policy: what a claim needs to become a fact.
 
-Everything a reader needs to know about promotion lives in `PREDICATE_RULES`, one row per
-predicate, plus the small pure functions that apply a row to a claim's evidence. Nothing here
-touches the database; the pipeline gathers the evidence and acts on the outcome.
+The predicates and their rules are one table (`graph/memory/predicates.py`); here are the small
+pure functions that apply a row to a claim's evidence. Nothing here touches the database; the
+pipeline gathers the evidence and acts on the outcome.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 
-from graph.errors import InvalidInputError
 from graph.memory.models import Verdict
-
-ASSERTION_MODALITY = "assertion"
-
-
-class PredicatePolicy(StrEnum):
-    # One active value at a time: a new value supersedes, loses to, or disputes the old one.
-    SINGLE_CURRENT = "single_current"
-    # Values accumulate; a new one never displaces another.
-    MULTI_VALUED = "multi_valued"
-    # A history: every accepted entry is kept.
-    APPEND_ONLY = "append_only"
-
-
-@dataclass(frozen=True)
-class PredicateRule:
-    predicate: str
-    policy: PredicatePolicy
-    min_extract_conf: float
-    min_resolution_conf: float
-    # The claim's modality must be "assertion" (not belief, plan, hypothetical, question).
-    requires_assertion: bool
-    requires_entailment: bool
-    # Evidence gate: this many independent active supporting fragments...
-    min_support: int
-    # ...or, alternatively, one source at least this good.
-    min_source_quality: float
-    # Words that usually express the predicate; the verifier wants one near the object.
-    # Empty when the predicate is too open-ended for a word list to help.
-    cue_words: tuple[str, ...]
-
-
-_SC = PredicatePolicy.SINGLE_CURRENT
-_MV = PredicatePolicy.MULTI_VALUED
-_AO = PredicatePolicy.APPEND_ONLY
-
-# Identity, birth, death and employment are stricter: a wrong value there is both costly and
-# displaces the right one. has_goal accepts plans, which is how goals are usually stated.
-# fmt: off
-_RULES = (
-    PredicateRule(
-        "works_at", _SC, min_extract_conf=0.85, min_resolution_conf=0.80,
-        requires_assertion=True, requires_entailment=True, min_support=2, min_source_quality=0.95,
-        # "left" and "quit" are cues as well as negations: "I left Acme" is about employment.
-        cue_words=("work", "works", "worked", "working", "job", "employed", "employer", "employee",
-                   "joined", "hired", "company", "career", "colleague", "colleagues", "boss", "left",
-                   "quit"),
-    ),
-    PredicateRule(
-        "identity_is", _SC, min_extract_conf=0.90, min_resolution_conf=0.80,
-        requires_assertion=True, requires_entailment=True, min_support=2, min_source_quality=0.95,
-        cue_words=("name", "named", "called", "call", "i'm", "am", "identify", "pronouns"),
-    ),
-    PredicateRule(
-        "profile_fact", _SC, min_extract_conf=0.80, min_resolution_conf=0.70,
-        requires_assertion=True, requires_entailment=True, min_support=2, min_source_quality=0.75,
-        cue_words=(),
-    ),
-    PredicateRule(
-        "born_on", _SC, min_extract_conf=0.90, min_resolution_conf=0.80,
-        requires_assertion=True, requires_entailment=True, min_support=2, min_source_quality=0.95,
-        cue_words=("born", "birthday", "birth", "birthdate"),
-    ),
-    PredicateRule(
-        "died_on", _SC, min_extract_conf=0.90, min_resolution_conf=0.80,
-        requires_assertion=True, requires_entailment=True, min_support=2, min_source_quality=0.95,
-        cue_words=("died", "dead", "death", "passed", "funeral", "lost"),
-    ),
-    PredicateRule(
-        "likes", _MV, min_extract_conf=0.70, min_resolution_conf=0.60,
-        requires_assertion=True, requires_entailment=True, min_support=1, min_source_quality=0.50,
-        cue_words=("like", "likes", "liked", "love", "loves", "loved", "enjoy", "enjoys",
-                   "enjoyed", "favorite", "favourite", "fan", "into", "adore"),
-    ),
-    PredicateRule(
-        "prefers", _MV, min_extract_conf=0.70, min_resolution_conf=0.60,
-        requires_assertion=True, requires_entailment=True, min_support=1, min_source_quality=0.50,
-        cue_words=("prefer", "prefers", "preferred", "preference", "rather", "instead",
-                   "favorite", "favourite", "over"),
-    ),
-    PredicateRule(
-        "uses", _MV, min_extract_conf=0.75, min_resolution_conf=0.65,
-        requires_assertion=True, requires_entailment=True, min_support=1, min_source_quality=0.50,
-        cue_words=("use", "uses", "used", "using", "run", "runs", "running", "switched",
-                   "installed", "rely"),
-    ),
-    PredicateRule(
-        "knows", _MV, min_extract_conf=0.75, min_resolution_conf=0.70,
-        requires_assertion=True, requires_entailment=True, min_support=1, min_source_quality=0.50,
-        cue_words=("know", "knows", "knew", "met", "friend", "friends", "colleague", "neighbor",
-                   "neighbour", "mentor"),
-    ),
-    PredicateRule(
-        "has_skill", _MV, min_extract_conf=0.80, min_resolution_conf=0.65,
-        requires_assertion=True, requires_entailment=True, min_support=2, min_source_quality=0.75,
-        cue_words=("can", "skill", "skilled", "expert", "fluent", "speak", "speaks", "proficient",
-                   "experience", "experienced", "good", "certified", "know", "play", "plays", "code"),
-    ),
-    PredicateRule(
-        "works_on", _MV, min_extract_conf=0.75, min_resolution_conf=0.65,
-        requires_assertion=True, requires_entailment=True, min_support=1, min_source_quality=0.50,
-        cue_words=("work", "works", "working", "project", "building", "build", "developing",
-                   "maintain", "maintaining", "writing", "contributing"),
-    ),
-    PredicateRule(
-        "has_goal", _MV, min_extract_conf=0.70, min_resolution_conf=0.60,
-        requires_assertion=False, requires_entailment=True, min_support=1, min_source_quality=0.50,
-        cue_words=("goal", "goals", "want", "wants", "plan", "planning", "hope", "aim", "aiming",
-                   "wish", "intend", "trying", "dream"),
-    ),
-    PredicateRule(
-        "relationship_to", _MV, min_extract_conf=0.80, min_resolution_conf=0.75,
-        requires_assertion=True, requires_entailment=True, min_support=2, min_source_quality=0.75,
-        cue_words=("wife", "husband", "partner", "spouse", "married", "sister", "brother",
-                   "mother", "mom", "mum", "father", "dad", "son", "daughter", "child", "friend",
-                   "girlfriend", "boyfriend", "cousin", "aunt", "uncle", "colleague"),
-    ),
-    # Not in the anchor's table: the proposition a promoted dream puts forward ("A is connected
-    # to B"). Strict on purpose: only independent memories that name both sides can carry it.
-    PredicateRule(
-        "connected_to", _MV, min_extract_conf=0.70, min_resolution_conf=0.60,
-        requires_assertion=False, requires_entailment=True, min_support=2, min_source_quality=1.01,
-        cue_words=(),
-    ),
-    PredicateRule(
-        "corrected", _AO, min_extract_conf=0.80, min_resolution_conf=0.70,
-        requires_assertion=True, requires_entailment=True, min_support=1, min_source_quality=0.50,
-        cue_words=("actually", "correction", "correct", "wrong", "mistake", "meant", "instead"),
-    ),
-)
-# fmt: on
-
-PREDICATE_RULES: Mapping[str, PredicateRule] = MappingProxyType({rule.predicate: rule for rule in _RULES})
-
-# What `LexicalVerifier` looks for near a claim's object, by predicate.
-CUE_WORDS: Mapping[str, tuple[str, ...]] = MappingProxyType(
-    {rule.predicate: rule.cue_words for rule in _RULES}
-)
+from graph.memory.predicates import ASSERTION_MODALITY, PredicateRule
 
 SOURCE_QUALITY_BY_AUTHORITY: Mapping[str, float] = MappingProxyType(
     {"primary": 0.95, "secondary": 0.75, "other": 0.5}
@@ -161,23 +24,6 @@ SOURCE_QUALITY_BY_AUTHORITY: Mapping[str, float] = MappingProxyType(
 def source_quality(authority: str) -> float:
     """The quality of a source by its authority; anything unrecognised counts as "other"."""
     return SOURCE_QUALITY_BY_AUTHORITY.get(authority, SOURCE_QUALITY_BY_AUTHORITY["other"])
-
-
-class UnsupportedPredicateError(InvalidInputError, ValueError):
-    def __init__(self, predicate: str, supported: Iterable[str]) -> None:
-        self.predicate = predicate
-        self.supported = tuple(sorted(supported))
-        super().__init__(
-            f"Predicate {predicate!r} is not supported. Use one of: {', '.join(self.supported)}."
-        )
-
-
-def rule_for(predicate: str) -> PredicateRule:
-    """The rule for a predicate; raises `UnsupportedPredicateError` naming the valid ones."""
-    rule = PREDICATE_RULES.get(predicate)
-    if rule is None:
-        raise UnsupportedPredicateError(predicate, PREDICATE_RULES)
-    return rule
 
 
 @dataclass(frozen=True)

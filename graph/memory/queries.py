@@ -8,8 +8,6 @@ of the index's last property; without it Neo4j scans every profile's nodes of th
 
 from __future__ import annotations
 
-from graph.dreams.queries import DREAMS_MATCHING
-from graph.memory.recall_fields import CLARIFICATION_FIELDS, RESULT_ENTRIES, TIME_FILTER
 from graph.scope import ScopedQuery
 
 FACT_FIELDS = (
@@ -19,6 +17,7 @@ FACT_FIELDS = (
 )
 # Everything but the vector, which only the semantic lane reads (inside Cypher).
 CLAIM_FIELDS = "c {.*, embedding: null}"
+CLARIFICATION_FIELDS = "q {.id, .question, .claim_id, .fact_id, .status, .created_at}"
 
 # --- fragments ---------------------------------------------------------------------------
 
@@ -338,54 +337,6 @@ RESOLVE_CLARIFICATION = ScopedQuery(
     SET q.status = 'resolved', q.resolution = $resolution, q.resolved_at = $now
     """,
 )
-# --- recall --------------------------------------------------------------------------------
-
-# Recall's lexical lane, one fulltext search per kind, and the open dreams whose text matches
-# the query: one query, one row. The Lucene string pins profile and status inside each index,
-# so `limit` is pushed into Lucene and another profile's matches never crowd out this one's.
-# The dream search had a query of its own beside the lanes; in one process on the bench's
-# 100,000 memories recall took 2.5 to 4 ms less at the median and 5 to 6 at p95 without it.
-FULLTEXT_SEARCH = ScopedQuery(
-    "fulltext_search",
-    f"""
-    CALL () {{
-        UNWIND $searches AS search
-        CALL (search) {{
-            CALL db.index.fulltext.queryNodes(search.index,
-                'profile_key:' + $profile_key + ' AND status:(' + search.statuses + ') AND ' + $terms,
-                {{limit: $limit}})
-            YIELD node, score
-            WHERE node.profile_id = $profile_id {TIME_FILTER}
-            RETURN node, score
-        }}
-        RETURN collect({{kind: search.kind, {RESULT_ENTRIES}}}) AS memories
-    }}
-    CALL () {{ {DREAMS_MATCHING} }}
-    RETURN memories, dreams
-    """,
-)
-CLAIM_EVIDENCE = ScopedQuery(
-    "claim_evidence",
-    """
-    UNWIND $claim_ids AS claim_id
-    MATCH (c:Claim {profile_id: $profile_id, id: claim_id})
-          -[:SUPPORTED_BY]->(f:SourceFragment {profile_id: $profile_id})
-    RETURN claim_id AS owner_id, f.id AS fragment_id, f.text AS text, f.source AS source,
-           f.authority AS authority, f.status AS status
-    """,
-)
-FACT_EVIDENCE = ScopedQuery(
-    "fact_evidence",
-    """
-    UNWIND $fact_ids AS fact_id
-    MATCH (x:Fact {profile_id: $profile_id, id: fact_id})
-          -[:PROMOTED_FROM]->(c:Claim {profile_id: $profile_id})
-    MATCH (c)-[:SUPPORTED_BY]->(f:SourceFragment {profile_id: $profile_id})
-    RETURN fact_id AS owner_id, f.id AS fragment_id, f.text AS text, f.source AS source,
-           f.authority AS authority, f.status AS status
-    """,
-)
-
 # --- reflection ----------------------------------------------------------------------------
 
 COUNT_HEALTH = ScopedQuery(

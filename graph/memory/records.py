@@ -7,21 +7,16 @@ typed fields, so a renamed property fails here, in one place, not deep in a rule
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import datetime
-from typing import cast, get_args
 
-from graph.dreams.records import RecalledDream
 from graph.memory.models import (
     ClaimStatus,
     ClarificationView,
-    Evidence,
     FactView,
     FragmentStatus,
     Modality,
     Polarity,
-    RecallKind,
 )
-from graph.rows import Row, time_of
+from graph.rows import Row
 
 
 @dataclass(frozen=True)
@@ -99,20 +94,6 @@ class SlotFact:
 
 
 @dataclass(frozen=True)
-class OwnedEvidence:
-    """A fragment supporting a recalled claim or fact (its owner)."""
-
-    owner_id: str
-    evidence: Evidence
-
-    @classmethod
-    def from_row(cls, row: Row) -> OwnedEvidence:
-        """From `CLAIM_EVIDENCE` or `FACT_EVIDENCE`."""
-        fields = {name: value for name, value in row.items() if name != "owner_id"}
-        return cls(str(row["owner_id"]), Evidence.model_validate(fields))
-
-
-@dataclass(frozen=True)
 class KeyedFragment:
     """What holds an idempotency key: a fragment with its content's hash, or a tombstone."""
 
@@ -186,39 +167,3 @@ def fact_view(row: Row) -> FactView:
 def clarification_view(row: Row) -> ClarificationView:
     """From a query's `clarification` column (`CLARIFICATION_FIELDS`)."""
     return ClarificationView.model_validate(row["clarification"])
-
-
-@dataclass(frozen=True)
-class FoundMemory:
-    """A memory one of recall's lanes found: what the fusion ranks and the result shows."""
-
-    kind: RecallKind
-    id: str
-    text: str
-    status: str
-    created_at: datetime
-    occurred_at: datetime | None
-    quality: float
-    score: float
-    clarifications: tuple[ClarificationView, ...]
-    # The open dreams that cite it.
-    dreams: tuple[RecalledDream, ...]
-
-    @classmethod
-    def from_row(cls, row: Row) -> FoundMemory:
-        """From the lexical and semantic searches (`RESULT_FIELDS` with a `kind` column)."""
-        kind = row["kind"]
-        if kind not in get_args(RecallKind):
-            raise ValueError(f"recall row of unknown kind {kind!r}")
-        return cls(
-            kind=cast(RecallKind, kind),
-            id=row["id"],
-            text=row["text"],
-            status=row["status"],
-            created_at=time_of(row["created_at"]),
-            occurred_at=None if row["occurred_at"] is None else time_of(row["occurred_at"]),
-            quality=float(row["quality"]),
-            score=float(row["score"]),
-            clarifications=tuple(map(ClarificationView.model_validate, row["clarifications"])),
-            dreams=tuple(map(RecalledDream.from_map, row["dreams"])),
-        )

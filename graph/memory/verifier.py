@@ -42,7 +42,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from graph.memory.models import Polarity, Verdict
-from graph.memory.policy import CUE_WORDS
+from graph.memory.predicates import CUE_WORDS
 from graph.text import STOP_WORDS, normalize, salient_terms, tokens
 
 __all__ = [

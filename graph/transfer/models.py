@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from graph.memory.models import Frozen
+from graph.base import Frozen
 
 
 class ExportReport(Frozen):

@@ -30,9 +30,10 @@ from graph.forgetting.cascade import MAX_REASON_CHARS, forget
 from graph.forgetting.models import ForgetResult
 from graph.memory import pipeline
 from graph.memory.models import ClaimInput
-from graph.memory.policy import PREDICATE_RULES
-from graph.memory.recall import RecallRequest, recall
+from graph.memory.predicates import PREDICATE_RULES
 from graph.memory.reflect import reflect
+from graph.recall.request import RecallRequest
+from graph.recall.search import recall
 from scheduler.timing import next_run
 from server.context import AppContext, LiveApp
 from server.errors import logged_internal_error

@@ -17,14 +17,15 @@ from graph.memory.models import (
     Authority,
     ClaimInput,
     ConfirmResult,
-    RecallResult,
     ReflectionResult,
     RememberResult,
     RetractResult,
     UtcDatetime,
 )
-from graph.memory.recall import MAX_QUERY_CHARS, MAX_RECALL_LIMIT, RecallRequest, recall
 from graph.memory.reflect import MAX_REFLECT_LIMIT, reflect
+from graph.recall.models import RecallResult
+from graph.recall.request import MAX_QUERY_CHARS, MAX_RECALL_LIMIT, RecallRequest
+from graph.recall.search import recall
 from server.context import AppContext, Ctx, app_of
 from server.errors import mapped_errors
 

@@ -10,15 +10,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from graph.access import ProfileGraph, ProfileTx
-from graph.memory.models import (
-    ClaimInput,
-    RecallResult,
-    ReflectionResult,
-    RememberResult,
-)
+from graph.memory.models import ClaimInput, ReflectionResult, RememberResult
 from graph.memory.pipeline import RememberRequest, remember
-from graph.memory.recall import RecallRequest, recall
 from graph.memory.reflect import reflect
+from graph.recall.models import RecallResult
+from graph.recall.request import RecallRequest
+from graph.recall.search import recall
 from graph.scope import ScopedQuery
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)

@@ -15,8 +15,9 @@ from graph.access import ConnectionSettings, GraphStore, ProfileGraph, ProfileTx
 from graph.errors import InvalidInputError, MissingRowError, ProfileOverrideError
 from graph.memory import pipeline
 from graph.memory.models import ClaimInput, RememberResult
-from graph.memory.recall import RecallRequest, recall
 from graph.memory.reflect import reflect
+from graph.recall.request import RecallRequest
+from graph.recall.search import recall
 from graph.schema import ensure_schema
 from graph.scope import ScopedQuery
 

@@ -12,7 +12,7 @@ from graph.memory.models import (
     FactStatus,
     PromotionOutcome,
 )
-from graph.memory.policy import PREDICATE_RULES, UnsupportedPredicateError
+from graph.memory.predicates import PREDICATE_RULES, UnsupportedPredicateError
 from graph.memory.retraction import retract
 from tests.graph.memory_support import (
     NOTHING,

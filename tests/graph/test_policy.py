@@ -8,19 +8,21 @@ import pytest
 
 from graph.errors import InvalidInputError
 from graph.memory.policy import (
-    CUE_WORDS,
-    PREDICATE_RULES,
     SOURCE_QUALITY_BY_AUTHORITY,
     ClaimEvidence,
     Gate,
-    PredicatePolicy,
     Strength,
-    UnsupportedPredicateError,
     check_gates,
     compare_strength,
-    rule_for,
     source_quality,
     truth_score,
+)
+from graph.memory.predicates import (
+    CUE_WORDS,
+    PREDICATE_RULES,
+    PredicatePolicy,
+    UnsupportedPredicateError,
+    rule_for,
 )
 from graph.memory.verifier import Verdict
 from graph.text import normalize

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.anyio
 
 MODULES = (
     "graph.memory.queries",
-    "graph.memory.semantic_queries",
+    "graph.recall.semantic_queries",
     "graph.dreams.queries",
     "graph.embedding.queries",
     "graph.forgetting.queries",

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from graph.dreams.models import DreamStatus
-from graph.dreams.records import RecalledDream
-from graph.dreams.related import RELATED_DREAMS_LIMIT, related_dreams
+from graph.recall.records import RecalledDream
+from graph.recall.related import RELATED_DREAMS_LIMIT, related_dreams
 
 
 def dream(dream_id: str, confidence: float = 0.5, *sources: str) -> RecalledDream:

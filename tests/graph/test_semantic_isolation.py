@@ -25,9 +25,10 @@ from graph.dreams.review import get_dream
 from graph.embedding.encoder import Embedder
 from graph.embedding.keeper import VectorKeeper, keeping
 from graph.memory.pipeline import RememberRequest, remember
-from graph.memory.recall import RecallRequest, recall
 from graph.memory.retraction import retract
-from graph.memory.semantic import EXACT_LIMIT, MAX_FETCH, _next_fetch
+from graph.recall.request import RecallRequest
+from graph.recall.search import recall
+from graph.recall.semantic import EXACT_LIMIT, MAX_FETCH, _next_fetch
 from graph.scope import ScopedQuery
 from tests.conftest import TEST_PROFILE_PREFIX
 

@@ -16,9 +16,11 @@ from graph.embedding.loader import load_embedder
 from graph.embedding.status import semantic_status
 from graph.embedding.store import embed_missing
 from graph.localdb import LocalNeo4j
-from graph.memory.models import ClaimInput, RecallResult
+from graph.memory.models import ClaimInput
 from graph.memory.pipeline import RememberRequest, remember
-from graph.memory.recall import RecallRequest, recall
+from graph.recall.models import RecallResult
+from graph.recall.request import RecallRequest
+from graph.recall.search import recall
 from graph.rows import time_of
 
 pytestmark = pytest.mark.anyio

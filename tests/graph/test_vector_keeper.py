@@ -15,7 +15,8 @@ from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.status import semantic_status
 from graph.embedding.store import embed_passages
 from graph.memory.pipeline import RememberRequest, confirm, remember, remember_in
-from graph.memory.recall import RecallRequest, recall
+from graph.recall.request import RecallRequest
+from graph.recall.search import recall
 from tests.graph.memory_support import works_at
 
 pytestmark = pytest.mark.anyio

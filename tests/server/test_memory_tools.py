@@ -12,7 +12,7 @@ from mcp import Client
 from mcp_types import CallToolResult
 
 from graph.access import ConnectionSettings
-from graph.memory.policy import PREDICATE_RULES
+from graph.memory.predicates import PREDICATE_RULES
 from server.app import build_server
 from tests.conftest import TEST_PROFILE_PREFIX
 from tests.server.conftest import CallTool, error_text, settings_for, structured

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Final
 
 from graph.embedding.kinds import STORAGE, EmbeddedKind
-from graph.memory.recall_fields import RESULT_FIELDS, TIME_FILTER
+from graph.recall.fields import RESULT_FIELDS, TIME_FILTER
 from graph.scope import ScopedQuery
 
 SEARCHED_KINDS: Final = (EmbeddedKind.FACT, EmbeddedKind.CLAIM, EmbeddedKind.FRAGMENT)

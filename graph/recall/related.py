@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graph.dreams.records import RecalledDream
-from graph.memory.models import RelatedDream
+from graph.recall.models import RelatedDream
+from graph.recall.records import RecalledDream
 
 RELATED_DREAMS_LIMIT = 5
 

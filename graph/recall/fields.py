@@ -1,11 +1,13 @@
 """Cypher fragments both of recall's lanes use on each candidate memory, a node called `node`:
-what `known_at` and `valid_at` keep, and what a candidate row carries."""
+what `known_at` and `valid_at` keep, what a candidate row carries, and the open dreams that
+come with it."""
 
 from __future__ import annotations
 
 from typing import Final
 
-from graph.dreams.queries import CITING_DREAMS
+from graph.dreams.queries import OPEN_STATUSES
+from graph.memory.queries import CLARIFICATION_FIELDS
 
 TIME_FILTER: Final = """
     AND ($known_at IS NULL OR coalesce(node.recorded_at, node.created_at) <= $known_at)
@@ -13,7 +15,27 @@ TIME_FILTER: Final = """
     AND ($valid_at IS NULL OR node.valid_from IS NULL OR node.valid_from <= $valid_at)
     AND ($valid_at IS NULL OR node.valid_to IS NULL OR node.valid_to > $valid_at)
 """
-CLARIFICATION_FIELDS: Final = "q {.id, .question, .claim_id, .fact_id, .status, .created_at}"
+# What recall shows of an open dream: its hypothesis and every memory it cites.
+_RELATED_DREAM_FIELDS = (
+    "d {.id, .hypothesis, .status, .likelihood, .confidence, source_ids: [(d)-[:DREAMED_FROM]->(s) | s.id]}"
+)
+# The open dreams citing a recall candidate `node` (a list expression): recall's searches carry
+# it on every candidate, so the dreams of the chosen results need no query of their own.
+CITING_DREAMS: Final = (
+    f"[(node)<-[:DREAMED_FROM]-(d:Dream {{profile_id: $profile_id}}) WHERE d.status IN {OPEN_STATUSES}"
+    f" | {_RELATED_DREAM_FIELDS}]"
+)
+# The `$dream_limit` open dreams whose own text matches `$terms`, best first, as the list
+# `dreams` (a subquery body: recall's lexical search runs it, sparing it a query of its own).
+DREAMS_MATCHING: Final = f"""
+        CALL db.index.fulltext.queryNodes('dream_text',
+            'profile_key:' + $profile_key + ' AND status:(proposed OR reinforced) AND ' + $terms,
+            {{limit: $dream_limit}})
+        YIELD node, score
+        WHERE node.profile_id = $profile_id
+        WITH node AS d, score ORDER BY score DESC
+        RETURN collect({_RELATED_DREAM_FIELDS}) AS dreams
+"""
 # Each candidate brings its open clarifications and the open dreams citing it: both are short
 # walks along the candidate's own relationships, and carrying them on every candidate spares
 # recall a second round of queries once the fusion has chosen. Times as text

@@ -32,8 +32,8 @@ from typing import Any, Final
 from graph.access import ProfileTx
 from graph.embedding.encoder import Vector
 from graph.embedding.kinds import EmbeddedKind
-from graph.memory import semantic_queries as q
-from graph.memory.records import FoundMemory
+from graph.recall import semantic_queries as q
+from graph.recall.records import FoundMemory
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,56 @@
+"""What recall returns: the results, the evidence behind them, and the related dreams."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field
+
+from graph.base import Frozen
+from graph.memory.models import Authority, ClarificationView
+
+RecallLane = Literal["lexical", "semantic"]
+RecallKind = Literal["fact", "claim", "fragment"]
+
+
+class Evidence(Frozen):
+    fragment_id: str
+    text: str
+    source: str | None
+    authority: Authority
+    status: str
+
+
+class RecallItem(Frozen):
+    kind: RecallKind
+    id: str
+    text: str
+    score: float = Field(description="Fused relevance, 0 to 1: half the lexical, half the semantic match")
+    lanes: list[RecallLane] = Field(description="Which searches found it: by words (lexical), by meaning")
+    status: str
+    created_at: datetime = Field(description="When it was stored")
+    occurred_at: datetime | None = Field(
+        default=None, description="When the person said or did it (fragments), if different from stored"
+    )
+    quality: float
+    evidence: list[Evidence] | None = None
+
+
+class RelatedDream(Frozen):
+    dream_id: str
+    hypothesis: str
+    status: str
+    likelihood: float
+    confidence: float
+    reason: str = Field(description="Why it is related: a shared source or matching words")
+    source_ids: list[str]
+
+
+class RecallResult(Frozen):
+    query: str
+    results: list[RecallItem]
+    clarifications: list[ClarificationView]
+    related_dreams: list[RelatedDream] = Field(
+        description="Hypotheses to ask the person about; never facts, never part of results"
+    )

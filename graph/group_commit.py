@@ -37,18 +37,19 @@ from graph.errors import DATABASE_FAILURES
 
 T = TypeVar("T")
 Tx = TypeVar("Tx")
-TxOut = TypeVar("TxOut", covariant=True)
+Tx_co = TypeVar("Tx_co", covariant=True)
 Work = Callable[[Tx], Awaitable[T]]
 
 
-class Writer(Protocol[TxOut]):
+class Writer(Protocol[Tx_co]):
     """One profile's access to the database (`graph.access.ProfileGraph`, which owns the
     queues): this module needs only its profile and its write transactions."""
 
     @property
     def profile_id(self) -> str: ...
 
-    async def write(self, work: Callable[[TxOut], Awaitable[T]]) -> T: ...
+    async def write(self, work: Callable[[Tx_co], Awaitable[T]]) -> T: ...
+
 
 # One transaction holds at most this many writes, which bounds its size and its time under the
 # call deadline; more wait for the next.

@@ -1,8 +1,15 @@
 """Suite-wide fixtures: one real Neo4j for the session and a fresh profile for every test.
 
 The suite runs its own managed instance ('test') beside the user's, starting it when needed and
-stopping it at the end only if it started it. Set REVERIE_TEST_NEO4J_URI (with NEO4J_USERNAME /
-NEO4J_PASSWORD) to run against another server instead.
+stopping it at the end only if this run started it. Under pytest-xdist the controlling process
+starts it before the workers exist and stops it after they are gone; a worker only connects.
+Set REVERIE_TEST_NEO4J_URI (with NEO4J_USERNAME / NEO4J_PASSWORD) to run against another server
+instead.
+
+Lanes: a test that uses the database (`neo4j_settings`, directly or through another fixture) is
+marked `neo4j`, and one that loads the embedding model `model`, by its fixtures, so no such test
+can go unmarked; `unit` is declared by pure test modules, and a `unit` test that asks for the
+database or the model stops the collection.
 """
 
 from __future__ import annotations
@@ -24,6 +31,50 @@ from graph.localdb import LocalNeo4j
 from graph.schema import ensure_schema
 
 TEST_INSTANCE = "test"
+_DATABASE_FIXTURE = "neo4j_settings"
+_MODEL_FIXTURE = "embedder"
+# Set in the controlling process when it started the test instance itself.
+_STARTED_BY_THIS_RUN = "_reverie_started_test_neo4j"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if _DATABASE_FIXTURE in fixtures:
+            item.add_marker(pytest.mark.neo4j)
+        if _MODEL_FIXTURE in fixtures:
+            item.add_marker(pytest.mark.model)
+        if item.get_closest_marker("unit") and fixtures & {_DATABASE_FIXTURE, _MODEL_FIXTURE}:
+            raise pytest.UsageError(f"{item.nodeid} is marked unit but uses the database or the model")
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _local_instance() -> LocalNeo4j:
+    return LocalNeo4j(LocalNeo4j.default_home(), instance=TEST_INSTANCE)
+
+
+def _wants_database(config: pytest.Config) -> bool:
+    return not os.environ.get("REVERIE_TEST_NEO4J_URI") and "unit" not in (config.option.markexpr or "")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    config = session.config
+    if _is_worker(config) or not config.pluginmanager.hasplugin("xdist") or not _wants_database(config):
+        return
+    if getattr(config.option, "numprocesses", None):
+        local = _local_instance()
+        if not local.status().running:
+            local.start()
+            setattr(config, _STARTED_BY_THIS_RUN, True)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if getattr(session.config, _STARTED_BY_THIS_RUN, False):
+        _local_instance().stop()
 
 
 @pytest.fixture(scope="session")
@@ -62,9 +113,9 @@ async def _prepare(settings: ConnectionSettings) -> None:
 
 
 @pytest.fixture(scope="session")
-def neo4j_settings() -> Iterator[ConnectionSettings]:
+def neo4j_settings(request: pytest.FixtureRequest) -> Iterator[ConnectionSettings]:
     external = os.environ.get("REVERIE_TEST_NEO4J_URI")
-    local = LocalNeo4j(LocalNeo4j.default_home(), instance=TEST_INSTANCE)
+    local = _local_instance()
     started_here = False
     if external:
         settings = ConnectionSettings(
@@ -73,7 +124,8 @@ def neo4j_settings() -> Iterator[ConnectionSettings]:
             password=os.environ.get("NEO4J_PASSWORD", ""),
         )
     else:
-        started_here = not local.status().running
+        # A worker leaves stopping to the controlling process, which outlives every worker.
+        started_here = not local.status().running and not _is_worker(request.config)
         local.start()
         credentials = local.credentials()
         settings = ConnectionSettings(credentials.uri, credentials.username, credentials.password)

@@ -16,7 +16,7 @@ from graph.recall.records import FoundMemory
 SEMANTIC_WEIGHT: Final = 0.5
 
 
-def _rescaled(scores: Sequence[float]) -> list[float]:
+def rescaled(scores: Sequence[float]) -> list[float]:
     """Scores mapped onto 0..1 over their own list; a lone or all-equal list counts as a full match."""
     if not scores:
         return []
@@ -54,11 +54,11 @@ def fuse(
     """The `limit` best memories of both lanes, best first, each carrying its fused score."""
     candidates: dict[str, Candidate] = {}
     for memories in lexical.values():
-        for memory, scaled in zip(memories, _rescaled([m.score for m in memories]), strict=True):
+        for memory, scaled in zip(memories, rescaled([m.score for m in memories]), strict=True):
             found = candidates.setdefault(memory.id, Candidate(memory))
             found.lexical, found.lanes = scaled, [*found.lanes, "lexical"]
     near = [memory for memories in (semantic or {}).values() for memory in memories]
-    for memory, scaled in zip(near, _rescaled([m.score for m in near]), strict=True):
+    for memory, scaled in zip(near, rescaled([m.score for m in near]), strict=True):
         found = candidates.setdefault(memory.id, Candidate(memory))
         found.semantic, found.lanes = scaled, [*found.lanes, "semantic"]
     weight = SEMANTIC_WEIGHT if semantic is not None else 0.0

@@ -11,6 +11,8 @@ from graph.dreams.cycle import CycleRequest, OpenDream, evaluate_dream, plan_cyc
 from graph.dreams.models import DreamStatus
 from graph.errors import InvalidInputError
 
+pytestmark = pytest.mark.unit
+
 LATE_EVENING_UTC = datetime(2026, 3, 1, 23, 30, tzinfo=UTC)
 
 

@@ -23,6 +23,8 @@ from graph.dreams.evidence import (
 from graph.dreams.generator import LinkGenerator, connections
 from graph.dreams.writer import DreamTexts, write
 
+pytestmark = pytest.mark.unit
+
 DAY = datetime(2024, 3, 1, tzinfo=UTC)
 
 

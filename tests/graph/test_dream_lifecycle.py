@@ -8,6 +8,8 @@ from graph.dreams.lifecycle import TRANSITIONS, next_status
 from graph.dreams.models import DreamStatus, FeedbackDecision
 from graph.errors import InvalidTransitionError
 
+pytestmark = pytest.mark.unit
+
 S = DreamStatus
 D = FeedbackDecision
 

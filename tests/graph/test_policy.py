@@ -27,6 +27,8 @@ from graph.memory.predicates import (
 from graph.memory.verifier import Verdict
 from graph.text import normalize
 
+pytestmark = pytest.mark.unit
+
 SINGLE_CURRENT = {"works_at", "identity_is", "profile_fact", "born_on", "died_on"}
 MULTI_VALUED = {"likes", "prefers", "uses", "knows", "has_skill", "works_on", "has_goal", "relationship_to"}
 STRICT = {"works_at", "identity_is", "born_on", "died_on"}

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from graph.dreams.models import DreamStatus
 from graph.recall.records import RecalledDream
 from graph.recall.related import RELATED_DREAMS_LIMIT, related_dreams
+
+pytestmark = pytest.mark.unit
 
 
 def dream(dream_id: str, confidence: float = 0.5, *sources: str) -> RecalledDream:

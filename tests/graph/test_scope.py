@@ -9,6 +9,8 @@ import pytest
 from graph.errors import UnscopedQueryError
 from graph.scope import ScopedQuery
 
+pytestmark = pytest.mark.unit
+
 PINNED = "MATCH (p:Profile {profile_id: $profile_id}) "
 
 UNSCOPED = {

@@ -9,12 +9,15 @@ import pkgutil
 import re
 from typing import get_args
 
+import pytest
+
 import graph
 from graph.dreams.models import DreamStatus, RunStatus
 from graph.forgetting.models import TombstoneStatus
 from graph.memory.models import ClaimStatus, ClarificationView, FactStatus, FragmentStatus, Verdict
 from graph.scope import ScopedQuery
 
+pytestmark = pytest.mark.unit
 _COMPARED = re.compile(r"status\s*(?:=|<>)\s*'([^']*)'")
 _SET = re.compile(r"status:\s*'([^']*)'")
 _LISTED = re.compile(r"status\s+IN\s+\[([^\]]*)\]")

@@ -18,6 +18,8 @@ from graph.text import (
     tokens,
 )
 
+pytestmark = pytest.mark.unit
+
 LUCENE_SPECIALS = ["&&", "||", *'+-!(){}[]^"~*?:\\/']
 LUCENE_KEYWORDS = ["AND", "OR", "NOT", "TO"]
 NASTY_INPUTS = [

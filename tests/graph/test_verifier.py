@@ -13,6 +13,8 @@ from graph.memory.verifier import (
     Verification,
 )
 
+pytestmark = pytest.mark.unit
+
 VERIFIER: ClaimVerifier = LexicalVerifier()
 
 

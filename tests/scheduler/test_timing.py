@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
+import pytest
+
 from scheduler.timing import due_at, next_due
 
+pytestmark = pytest.mark.unit
 NY = "America/New_York"
 
 

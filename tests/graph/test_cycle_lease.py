@@ -13,6 +13,8 @@ from graph.dreams import review
 from graph.dreams.config import DreamingConfig
 from graph.dreams.cycle import STOPPED, CycleRequest, run_cycle
 from graph.dreams.lease import ABANDONED, LEASE, lapsed
+from graph.dreams.records import StoredRun
+from graph.dreams.runs import run_as_of
 from graph.embedding.keeper import VectorKeeper
 from graph.memory.pipeline import RememberRequest, remember
 from graph.memory.retraction import retract
@@ -49,7 +51,15 @@ def test_a_running_run_counts_as_abandoned_only_once_its_lease_has_lapsed() -> N
     assert not lapsed("running", lease, T0 + timedelta(seconds=59))
     assert lapsed("running", lease, T0 + LEASE + timedelta(seconds=1))
     assert not lapsed("completed", lease, T0 + timedelta(hours=1))
-    assert "lease lapsed" in ABANDONED
+    stored = StoredRun(
+        id="r1", trigger="manual", run_date="2026-01-01", status="running", started_at=T0,
+        completed_at=None, lease_expires_at=lease, late=False, phases=(), error=None,
+    )  # fmt: skip
+    holding = run_as_of(stored, T0 + timedelta(seconds=59))
+    assert (holding.status, holding.error) == ("running", None)
+    # Read after the lease lapsed, the run says why it stopped instead of staying "running".
+    dead = run_as_of(stored, lease + timedelta(seconds=1))
+    assert (dead.status, dead.error) == ("interrupted", ABANDONED)
 
 
 async def test_a_profile_whose_every_memory_was_retracted_still_dreams_without_error(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 from mcp import Client
 
@@ -31,7 +33,10 @@ async def test_runs_are_listed_newest_first_with_what_became_of_their_dreams(
     assert rest["next_cursor"] is None
     oldest = rest["runs"][0]
     # The later cycles' re-evaluation reinforced the dream the person did not reject.
-    assert oldest["dreams"] == {"reinforced": 1, "rejected": 1} and oldest["duration_s"] >= 0
+    assert oldest["dreams"] == {"reinforced": 1, "rejected": 1}
+    stored = oldest["run"]
+    took = datetime.fromisoformat(stored["completed_at"]) - datetime.fromisoformat(stored["started_at"])
+    assert oldest["duration_s"] == round(took.total_seconds(), 3)
     assert oldest["run"]["trigger"] == "manual" and oldest["run"]["status"] == "completed"
     assert [phase["phase"] for phase in oldest["run"]["phases"]] == ["reflect", "re_evaluate", "dream"]
     assert "cursor is not one this server issued" in error_text(

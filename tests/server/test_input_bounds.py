@@ -47,12 +47,19 @@ async def test_an_edge_input_is_a_clear_error_that_changes_nothing(
     case: str, client: Client, call: CallTool
 ) -> None:
     tool, arguments, names = EDGES[case]
+    before = await call("dreaming_status")
     text = error_text(await client.call_tool(tool, arguments))
     assert "internal error" not in text and names in text, text
     assert len(text) < 2_000
     assert (await call("recall_memory", query="jazz"))["results"] == []
-    config = (await call("dreaming_status"))["config"]
-    assert config["timezone"] != arguments.get("timezone")
+    after = await call("dreaming_status")
+    # Nothing changed: no setting, no memory waiting for its vector, no run, no dream.
+    assert after["config"] == before["config"]
+    assert (after["semantic"], after["latest_run"], after["counts"]) == (
+        before["semantic"],
+        before["latest_run"],
+        before["counts"],
+    )
 
 
 async def test_a_huge_unknown_id_is_not_echoed_back_whole(client: Client) -> None:

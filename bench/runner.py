@@ -58,7 +58,7 @@ class SizeRun:
         self.figures: list[Figure] = []
         self.queries = queries(self.factory.vocabulary, options.queries, options.seed + 1)
         # Neo4j's JIT needs about a thousand recalls after a start or a bulk load of writes before
-        # recall reaches the speed it keeps (README, "Benchmarks"); none of these is a measured query.
+        # recall reaches the speed it keeps (docs/benchmarks.md); none of these is a measured query.
         measured = set(self.queries)
         warmup = queries(self.factory.vocabulary, options.warmup_queries, options.seed + 2)
         self.warmup = [query for query in warmup if query not in measured]

@@ -6,7 +6,7 @@ the median on two cores) the queries took 2.0 ms, and opening and committing the
 side by side, a profile's grouped writes in this process run one transaction at a time: the
 writes that arrive while one runs queue up, and the next transaction runs all of them in order,
 as if one after another, and commits once. A lone write runs alone, with no added wait. On two
-cores bulk `remember` went from 49 to 93 per second (README, "Semantic memory").
+cores bulk `remember` went from 49 to 93 per second (docs/semantic-memory.md).
 
 A group's queries run one after another, so under load a profile's writes go as fast as one
 `remember`'s round trips: that is why its fragment check and create are one query, and a claim's

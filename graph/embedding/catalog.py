@@ -90,7 +90,7 @@ MODELS: Final[dict[str, ModelSpec]] = {
         ),
     )
 }
-# Chosen by measurement on the LoCoMo development split (README, "Semantic memory").
+# Chosen by measurement on the LoCoMo development split (docs/semantic-memory.md).
 DEFAULT_MODEL: Final = "e5-small-v2"
 
 

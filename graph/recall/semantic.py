@@ -17,7 +17,7 @@ large profile crowded out even at `MAX_FETCH` gets fewer semantic candidates (lo
 lexical lane is unaffected. Reading whole costs about 11 microseconds a vector here. An index
 search costs in proportion to how many neighbours it is asked for (Lucene searches each segment
 of the index for all of them: about 9 ms for 30 and 16 ms for 60 at 120,000 vectors), so the
-first search asks for no more than the fusion takes; figures in the README ("Semantic memory").
+first search asks for no more than the fusion takes; figures in docs/semantic-memory.md.
 """
 
 from __future__ import annotations

@@ -70,6 +70,15 @@ class HostModel(Protocol):
 
 
 @dataclass(frozen=True)
+class Question:
+    """One request to the host's model, exactly as `HostModel.ask` receives it."""
+
+    system: str
+    prompt: str
+    max_tokens: int
+
+
+@dataclass(frozen=True)
 class HostModelLimits:
     max_requests: int = 5
     timeout_seconds: float = 30.0
@@ -94,6 +103,17 @@ def prompt_for(pair: CandidatePair, fallback: DreamDraft) -> str:
     return "\n".join(
         [describe("A", 0), describe("B", 1), f"Why they may be connected: {fallback.why}", _INSTRUCTIONS]
     )
+
+
+def question_for(pair: CandidatePair, fallback: DreamDraft, limits: HostModelLimits) -> Question:
+    return Question(SYSTEM_PROMPT, prompt_for(pair, fallback), limits.max_tokens)
+
+
+def questions(pairs: Sequence[CandidatePair], max_outputs: int, limits: HostModelLimits) -> list[Question]:
+    """Every question `HostModelGenerator.propose` may ask of these pairs: all of them when the
+    model finds each pair empty (it then asks the spares too), more than it asks otherwise."""
+    chosen = connections(pairs, max_outputs + SPARE_CANDIDATES)[: limits.max_requests]
+    return [question_for(pair, draft(pair, score, LinkGenerator.name), limits) for pair, score in chosen]
 
 
 def parse_answer(text: str) -> _Answer:
@@ -137,11 +157,10 @@ class HostModelGenerator:
         return Proposal(drafts, counts)
 
     async def _phrase(self, pair: CandidatePair, written: DreamDraft) -> tuple[_Outcome, DreamDraft | None]:
+        question = question_for(pair, written, self._limits)
         try:
             with anyio.fail_after(self._limits.timeout_seconds):
-                answer = await self._model.ask(
-                    SYSTEM_PROMPT, prompt_for(pair, written), self._limits.max_tokens
-                )
+                answer = await self._model.ask(question.system, question.prompt, question.max_tokens)
             parsed = parse_answer(answer.text)
         except TimeoutError:
             log.warning(

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import partial
 from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
-from mcp_types import ToolAnnotations
+from mcp_types import InputRequiredResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from graph.clock import utcnow
 from graph.dreams import review
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig, configure_dreaming
-from graph.dreams.cycle import DEFAULT_GENERATOR, CycleRequest, run_cycle
-from graph.dreams.host_model import HostModelGenerator
+from graph.dreams.cycle import CycleRequest, run_cycle
 from graph.dreams.models import (
     MAX_FEEDBACK_CHARS,
     Dream,
@@ -30,7 +30,7 @@ from graph.memory.models import MAX_CLAIMS, Authority, ClaimInput
 from scheduler.timing import next_run
 from server.context import AppContext, Ctx, app_of
 from server.errors import mapped_errors
-from server.sampling import host_model
+from server.sampling import dream_generator
 
 
 class DreamingStatusResult(BaseModel):
@@ -74,7 +74,7 @@ async def run_dreaming_cycle(
         int | None, Field(ge=1, le=MAX_OUTPUTS_LIMIT, description="New dreams at most")
     ] = None,
     dry_run: Annotated[bool, Field(description="Compute everything, write nothing")] = False,
-) -> DreamRun:
+) -> DreamRun | InputRequiredResult:
     """Run a dreaming cycle now (even when nightly dreaming is off): reflect on memory health,
     re-evaluate earlier dreams, and propose new hypotheses linking existing memories.
 
@@ -91,16 +91,11 @@ async def run_dreaming_cycle(
         max_outputs=max_outputs,
         dry_run=dry_run,
     )
-    model = host_model(ctx)
-    generator = HostModelGenerator(model, app.settings.host_model_limits()) if model else DEFAULT_GENERATOR
-    return await run_cycle(
-        graph,
-        app.settings.dreaming_defaults(),
-        request,
-        generator=generator,
-        progress=ctx.report_progress,
-        vectors=app.vectors,
-    )
+    cycle = partial(run_cycle, graph, app.settings.dreaming_defaults(), vectors=app.vectors)
+    generator = await dream_generator(ctx, app.settings.host_model_limits(), request, cycle)
+    if isinstance(generator, InputRequiredResult):
+        return generator
+    return await cycle(request, generator=generator, progress=ctx.report_progress)
 
 
 @mapped_errors

@@ -47,12 +47,11 @@ from graph.localdb.install import install_jars, jars_installed
 from graph.localdb.processes import (
     exit_meaning,
     find_server,
-    free_port,
     is_neo4j_process,
     launch,
-    port_is_free,
     terminate,
 )
+from graph.ports import LOOPBACK, bind_problem, free_port
 
 _INSTANCE_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
@@ -176,14 +175,14 @@ class LocalNeo4j:
 
     def _choose_port(self, requested: int | None) -> int:
         if requested is not None:
-            if not port_is_free(requested):
+            if bind_problem(LOOPBACK, requested) is not None:
                 raise LocalNeo4jError(
                     f"port {requested} on 127.0.0.1 is in use; pick another "
                     "port, or pass none to get a free one"
                 )
             return requested
         last = configured_port(self.conf_file)
-        if last is not None and port_is_free(last):
+        if last is not None and bind_problem(LOOPBACK, last) is None:
             return last  # stable across restarts, so clients configured once keep working
         return free_port()
 

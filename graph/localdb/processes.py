@@ -7,7 +7,6 @@ whose command line names this instance's home counts as the instance's server.
 from __future__ import annotations
 
 import contextlib
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -105,21 +104,3 @@ def terminate(pid: int, instance_dir: Path, timeout: float) -> None:
                 return
             time.sleep(0.1)
     raise LocalNeo4jError(f"Neo4j pid {pid} survived SIGKILL; check it with `ps -p {pid}`")
-
-
-def free_port() -> int:
-    """A loopback port the OS reports free right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def port_is_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        # Same option Netty binds with, so lingering TIME_WAIT sockets don't count as busy.
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True

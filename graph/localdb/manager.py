@@ -11,7 +11,6 @@ import os
 import re
 import secrets
 import subprocess
-import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,6 +44,7 @@ from graph.localdb.files import (
 )
 from graph.localdb.install import install_jars, jars_installed
 from graph.localdb.processes import (
+    await_start,
     exit_meaning,
     find_server,
     is_neo4j_process,
@@ -245,19 +245,20 @@ class LocalNeo4j:
                 "port is unknown; stop it and start again"
             )
         uri, password = bolt_uri(state.port), self._password()
-        deadline = time.monotonic() + wait_seconds
-        while True:
-            if not is_neo4j_process(state.pid, self.instance_dir):
-                raise LocalNeo4jError(self._exit_message(state.pid, log_offset))
-            if _bolt_answers(uri, password):
-                return
-            if time.monotonic() > deadline:
-                raise LocalNeo4jError(
-                    f"Neo4j (pid {state.pid}) did not answer on {uri} within {wait_seconds:.0f}s; "
-                    "on a slow machine retry with a longer wait, else see the log. Last "
-                    f"lines of {self.console_log}:\n{tail(self.console_log, log_offset or 0)}"
-                )
-            time.sleep(0.25)
+        outcome = await_start(
+            lambda: _bolt_answers(uri, password),
+            lambda: is_neo4j_process(state.pid, self.instance_dir),
+            wait_seconds,
+            interval=0.25,
+        )
+        if outcome == "exited":
+            raise LocalNeo4jError(self._exit_message(state.pid, log_offset))
+        if outcome == "late":
+            raise LocalNeo4jError(
+                f"Neo4j (pid {state.pid}) did not answer on {uri} within {wait_seconds:.0f}s; "
+                "on a slow machine retry with a longer wait, else see the log. Last "
+                f"lines of {self.console_log}:\n{tail(self.console_log, log_offset or 0)}"
+            )
 
     def _exit_message(self, pid: int, log_offset: int | None) -> str:
         return (

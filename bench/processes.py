@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graph.localdb import free_port
+from graph.localdb.processes import await_start, stop_process
 
 __all__ = ["RunningServer", "ServerStartError", "free_port", "serving"]
 
@@ -53,22 +54,16 @@ def serving(command: list[str], env: Mapping[str, str], port: int, log_path: Pat
             command, env=dict(env), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
         )
     try:
-        deadline = time.monotonic() + STARTUP_LIMIT_S
-        while not _accepts(port):
-            if process.poll() is not None:
-                raise ServerStartError(
-                    f"{command[0]} exited with {process.returncode} before listening:\n{_tail(log_path)}"
-                )
-            if time.monotonic() > deadline:
-                raise ServerStartError(
-                    f"{command[0]} did not listen on {port} within {STARTUP_LIMIT_S:.0f}s:\n{_tail(log_path)}"
-                )
-            time.sleep(0.1)
+        outcome = await_start(lambda: _accepts(port), lambda: process.poll() is None, STARTUP_LIMIT_S, 0.1)
+        if outcome == "exited":
+            raise ServerStartError(
+                f"{command[0]} exited with {process.returncode} before listening:\n{_tail(log_path)}"
+            )
+        if outcome == "late":
+            raise ServerStartError(
+                f"{command[0]} did not listen on {port} within {STARTUP_LIMIT_S:.0f}s:\n{_tail(log_path)}"
+            )
         yield RunningServer(process.pid, port, log_path, time.perf_counter() - started)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=15)
+        if not stop_process(process.pid, lambda: process.poll() is not None, grace=15, kill_grace=15):
+            raise RuntimeError(f"{command[0]} (pid {process.pid}) survived SIGKILL")

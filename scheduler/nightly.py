@@ -23,7 +23,6 @@ from zoneinfo import ZoneInfo
 import anyio
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.interval import IntervalTrigger
-from neo4j.exceptions import ConstraintError
 
 from graph.access import GraphStore
 from graph.clock import utcnow
@@ -107,7 +106,7 @@ class NightlyScheduler:
             run = await run_cycle(
                 self._store.profile(profile_id), self._defaults, request, now=now, vectors=self._vectors
             )
-        except (AlreadyDreamedError, ConstraintError):
+        except AlreadyDreamedError:
             return TickResult(profile_id, "already_ran")
         except CycleAlreadyRunningError as error:
             # Trigger: a manual cycle holds the profile. Why: cycles must never overlap.

@@ -80,7 +80,7 @@ class ReverieServer(MCPServer[AppContext]):
         async with stdio_server() as (incoming, outgoing):
             good, messages = anyio.create_memory_object_stream[SessionMessage | Exception](0)
             async with anyio.create_task_group() as group:
-                group.start_soon(answer_bad_frames, incoming, outgoing, good)
+                group.start_soon(answer_bad_frames, incoming, outgoing.send, good)
                 # The low-level server is the SDK's own runner; MCPServer.run_stdio_async uses it alike.
                 lowlevel = self._lowlevel_server
                 await lowlevel.run(messages, outgoing, lowlevel.create_initialization_options())

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import logging
-import socket
 import sys
 from collections.abc import Callable, Sequence
 
@@ -13,6 +12,7 @@ import anyio
 
 from graph.errors import ReverieError
 from graph.localdb import LocalNeo4j, LocalNeo4jError
+from graph.ports import bind_problem
 from server.app import build_server, check_graph, run_scheduler_forever
 from server.auth import TokenFileError, TokenGrant, add_token
 from server.embeddings_cli import add_embeddings_parser
@@ -77,15 +77,12 @@ Stop with Ctrl-C (the managed Neo4j keeps running; `reverie neo4j stop` ends it)
 
 def _check_port_free(host: str, port: int) -> None:
     """Refuse a busy port before printing a token and an address that would not answer."""
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError as error:
-            raise CommandError(
-                f"cannot listen on {host}:{port} ({error.strerror}); stop what uses it or pick another "
-                "port with --port"
-            ) from None
+    error = bind_problem(host, port)
+    if error is not None:
+        raise CommandError(
+            f"cannot listen on {host}:{port} ({error.strerror}); stop what uses it or pick another "
+            "port with --port"
+        )
 
 
 def cmd_serve(args: argparse.Namespace) -> None:

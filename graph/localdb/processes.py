@@ -7,11 +7,11 @@ whose command line names this instance's home counts as the instance's server.
 from __future__ import annotations
 
 import contextlib
-import socket
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Final
+from typing import IO, Final, Literal
 
 import psutil
 
@@ -95,31 +95,48 @@ def exit_meaning(pid: int) -> str:
 
 def terminate(pid: int, instance_dir: Path, timeout: float) -> None:
     """SIGTERM runs Neo4j's shutdown hook (checkpoint, clean store); SIGKILL is the fallback."""
-    for send, wait in ((psutil.Process.terminate, timeout), (psutil.Process.kill, 10.0)):
+    if not stop_process(pid, lambda: not is_neo4j_process(pid, instance_dir), timeout):
+        raise LocalNeo4jError(f"Neo4j pid {pid} survived SIGKILL; check it with `ps -p {pid}`")
+    _CHILDREN.pop(pid, None)
+
+
+def _poll_until(condition: Callable[[], bool], seconds: float, interval: float = 0.1) -> bool:
+    """Whether `condition()` held within `seconds`, asked every `interval` seconds."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(interval)
+    return True
+
+
+def stop_process(pid: int, gone: Callable[[], bool], grace: float, kill_grace: float = 10.0) -> bool:
+    """SIGTERM to `pid`, SIGKILL when it is not `gone()` within `grace` seconds; whether it went.
+
+    `gone` is the caller's own test (its Popen's exit status, or that the pid no longer runs
+    the caller's program), so a pid the system has handed to another program counts as gone
+    and is never signalled.
+    """
+    if gone():
+        return True
+    for send, wait in ((psutil.Process.terminate, grace), (psutil.Process.kill, kill_grace)):
         with contextlib.suppress(psutil.NoSuchProcess):
             send(psutil.Process(pid))
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            if not is_neo4j_process(pid, instance_dir):
-                _CHILDREN.pop(pid, None)
-                return
-            time.sleep(0.1)
-    raise LocalNeo4jError(f"Neo4j pid {pid} survived SIGKILL; check it with `ps -p {pid}`")
+        if _poll_until(gone, wait):
+            return True
+    return False
 
 
-def free_port() -> int:
-    """A loopback port the OS reports free right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def port_is_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        # Same option Netty binds with, so lingering TIME_WAIT sockets don't count as busy.
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
+def await_start(
+    ready: Callable[[], bool], running: Callable[[], bool], seconds: float, interval: float
+) -> Literal["ready", "exited", "late"]:
+    """How a starting server ended up: `ready()`, no longer `running()`, or neither in time."""
+    deadline = time.monotonic() + seconds
+    while True:
+        if not running():
+            return "exited"
+        if ready():
+            return "ready"
+        if time.monotonic() > deadline:
+            return "late"
+        time.sleep(interval)

@@ -8,7 +8,7 @@ from datetime import timedelta
 import anyio
 import pytest
 
-from graph.access import ProfileGraph
+from graph.access import GraphStore, ProfileGraph
 from graph.dreams import review
 from graph.dreams.config import DreamingConfig
 from graph.dreams.cycle import STOPPED, CycleRequest, run_cycle
@@ -16,6 +16,7 @@ from graph.dreams.lease import ABANDONED, LEASE, lapsed
 from graph.dreams.records import StoredRun
 from graph.dreams.runs import run_as_of
 from graph.embedding.keeper import VectorKeeper
+from graph.errors import AlreadyDreamedError
 from graph.memory.pipeline import RememberRequest, remember
 from graph.memory.retraction import retract
 from tests.graph.memory_support import T0
@@ -73,3 +74,51 @@ async def test_a_profile_whose_every_memory_was_retracted_still_dreams_without_e
     run = await run_cycle(graph, DreamingConfig(), CycleRequest(), vectors=vectors)
 
     assert (run.status, run.error) == ("completed", None)
+
+
+async def _wait_until_blocked(store: GraphStore, profile_id: str) -> None:
+    """Until a transaction of this profile waits on a lock (here: the scheduled date's)."""
+    with anyio.fail_after(60):
+        while True:
+            async with store.driver.session(database=store.settings.database) as session:
+                rows = await (
+                    await session.run(
+                        "SHOW TRANSACTIONS YIELD status, parameters "
+                        "WHERE status STARTS WITH 'Blocked' AND parameters.profile_id = $profile_id "
+                        "RETURN count(*) AS blocked",
+                        profile_id=profile_id,
+                    )
+                ).single()
+            if rows is not None and rows["blocked"] > 0:
+                return
+            await anyio.sleep(0.05)
+
+
+async def test_a_scheduled_date_recorded_by_another_process_during_the_claim_is_already_dreamed(
+    store: GraphStore, graph: ProfileGraph
+) -> None:
+    # Another process's run for the date, written but not yet committed: this claim's check does
+    # not see it, so its own write meets the date's unique constraint once the other commits.
+    day = "2026-02-02"
+    failures: list[BaseException] = []
+
+    async def claim() -> None:
+        try:
+            await run_cycle(graph, DreamingConfig(), CycleRequest(trigger="scheduled", scheduled_date=day))
+        except BaseException as error:
+            failures.append(error)
+
+    async with store.driver.session(database=store.settings.database) as session:
+        other = await session.begin_transaction()
+        await other.run(
+            "CREATE (:DreamRun {profile_id: $profile_id, id: 'other-process', scheduled_date: $day, "
+            "status: 'completed'})",
+            profile_id=graph.profile_id,
+            day=day,
+        )
+        async with anyio.create_task_group() as group:
+            group.start_soon(claim)
+            await _wait_until_blocked(store, graph.profile_id)
+            await other.commit()
+    assert len(failures) == 1 and isinstance(failures[0], AlreadyDreamedError), failures
+    assert failures[0].run_id == "other-process"

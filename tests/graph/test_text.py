@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import random
 import re
+import unicodedata
 
 import pytest
 
 from graph.text import (
+    _COMBINING_MARKS,
+    _TOKEN,
     QUERY_CHAR_BUDGET,
     STOP_WORDS,
     fulltext_clause,
@@ -186,3 +189,54 @@ def test_a_query_never_holds_more_characters_than_lucene_can_take_as_tokens() ->
     query = fulltext_query(long_words)
     assert query is not None and len(query.replace(" ", "")) == QUERY_CHAR_BUDGET
     assert query.split()[0] == "a" * 40
+
+
+def _scanned_mark_ranges() -> str:
+    """The class body graph/text.py built at import before the marks were written out: every
+    combining mark of the Basic Multilingual Plane, found by scanning it (code kept as it was)."""
+    ranges: list[str] = []
+    start = previous = -2
+    for code in range(0x10000):
+        if not unicodedata.category(chr(code)).startswith("M"):
+            continue
+        if code != previous + 1:
+            if start >= 0:
+                ranges.append(f"{re.escape(chr(start))}-{re.escape(chr(previous))}")
+            start = code
+        previous = code
+    ranges.append(f"{re.escape(chr(start))}-{re.escape(chr(previous))}")
+    return "".join(ranges)
+
+
+def _marks_of(char_class: str) -> set[int]:
+    pattern = re.compile(f"[{char_class}]")
+    return {code for code in range(0x10000) if pattern.fullmatch(chr(code))}
+
+
+@pytest.mark.unit
+def test_the_written_out_marks_are_those_unicodedata_lists() -> None:
+    scanned = _scanned_mark_ranges()
+    assert _marks_of(_COMBINING_MARKS) == _marks_of(scanned), (
+        f"Unicode {unicodedata.unidata_version} lists other combining marks; write these into "
+        f"graph/text.py: {scanned.encode('unicode_escape').decode()}"
+    )
+
+
+@pytest.mark.unit
+def test_tokens_split_as_with_the_scanned_marks() -> None:
+    word_char = rf"(?:[^\W_]|[{_scanned_mark_ranges()}])"
+    scanned = re.compile(rf"[^\W_]{word_char}*(?:'{word_char}+)*")
+    # Every BMP code point, plus marks and others beyond it (which separate words), inside a
+    # word, after an apostrophe and at the start of a word.
+    beyond = [0x10000, 0x101FD, 0x11000, 0x11001, 0x1D165, 0x1D167, 0x1E944, 0x1F600, 0xE0100, 0x10FFFF]
+    for code in [*range(0x10000), *beyond]:
+        text = f"a{chr(code)}b o'{chr(code)} {chr(code)}c"
+        assert _TOKEN.findall(text) == scanned.findall(text), hex(code)
+
+
+@pytest.mark.unit
+def test_tokens_keep_marks_inside_words_and_split_at_marks_beyond_the_bmp() -> None:
+    assert _TOKEN.findall("हिन्दी ไทย שָׁלוֹם e\u0301te\u0301") == ["हिन्दी", "ไทย", "שָׁלוֹם", "e\u0301te\u0301"]
+    assert _TOKEN.findall("\u0301abc") == ["abc"]  # a word starts with a letter or digit, not a mark
+    assert _TOKEN.findall("a\U0001d167b") == ["a", "b"]  # musical combining mark: beyond the BMP
+    assert _TOKEN.findall("don't o'\u0301") == ["don't", "o'\u0301"]

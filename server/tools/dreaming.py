@@ -12,8 +12,7 @@ from pydantic import BaseModel, Field
 from graph.clock import utcnow
 from graph.dreams import review
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig, configure_dreaming
-from graph.dreams.cycle import DEFAULT_GENERATOR, CycleRequest, run_cycle
-from graph.dreams.host_model import HostModelGenerator
+from graph.dreams.cycle import CycleRequest, run_cycle
 from graph.dreams.models import (
     MAX_FEEDBACK_CHARS,
     Dream,
@@ -24,13 +23,29 @@ from graph.dreams.models import (
     FeedbackResult,
     RunPage,
 )
-from graph.dreams.runs import MAX_RUNS_LIMIT, recent_runs
+from graph.dreams.runs import MAX_RUNS_LIMIT, latest_run_writers, recent_runs
 from graph.embedding.status import SemanticStatus, semantic_status
 from graph.memory.models import MAX_CLAIMS, Authority, ClaimInput
 from scheduler.timing import next_run
 from server.context import AppContext, Ctx, app_of
 from server.errors import mapped_errors
+from server.models import dream_generator
 from server.sampling import host_model
+
+
+class DreamingRoutes(BaseModel):
+    """Who can write this profile's dreams, and who wrote the latest cycle's."""
+
+    host_tools: bool = Field(description="The host can always read memories and dreams through the tools")
+    sampling: bool = Field(description="This client offers its model over MCP sampling, for manual cycles")
+    endpoint: str | None = Field(
+        description="The configured endpoint's model (REVERIE_MODEL_URL), used when sampling is not; "
+        "null when none is configured"
+    )
+    deterministic: bool = Field(description="The built-in writer, always there behind the models")
+    last_cycle_writers: dict[str, int] = Field(
+        description="Dreams the latest cycle wrote, per generator (e.g. link-v2, endpoint:<model>)"
+    )
 
 
 class DreamingStatusResult(BaseModel):
@@ -42,6 +57,7 @@ class DreamingStatusResult(BaseModel):
     next_run_utc: datetime | None
     counts: dict[str, int] = Field(description="Exact number of dreams per status")
     semantic: SemanticStatus = Field(description="The embedding model recall and dreams use, and its backlog")
+    routes: DreamingRoutes
 
 
 @mapped_errors
@@ -59,6 +75,13 @@ async def dreaming_status(ctx: Ctx) -> DreamingStatusResult:
         next_run_utc=next_local.astimezone(UTC) if next_local else None,
         counts=state.counts,
         semantic=await semantic_status(graph, app.embedder),
+        routes=DreamingRoutes(
+            host_tools=True,
+            sampling=host_model(ctx) is not None,
+            endpoint=app.endpoint.name if app.endpoint is not None else None,
+            deterministic=True,
+            last_cycle_writers=await latest_run_writers(graph),
+        ),
     )
 
 
@@ -79,7 +102,8 @@ async def run_dreaming_cycle(
     re-evaluate earlier dreams, and propose new hypotheses linking existing memories.
 
     Dreams are hypotheses for the person to review, never facts. When this client offers MCP
-    sampling, its model phrases and judges the best few.
+    sampling, its model phrases and judges the best few; otherwise the model endpoint configured
+    on the server does, when there is one.
     """
     app = app_of(ctx)
     graph = await app.graph_for(write=not dry_run)
@@ -91,13 +115,11 @@ async def run_dreaming_cycle(
         max_outputs=max_outputs,
         dry_run=dry_run,
     )
-    model = host_model(ctx)
-    generator = HostModelGenerator(model, app.settings.host_model_limits()) if model else DEFAULT_GENERATOR
     return await run_cycle(
         graph,
         app.settings.dreaming_defaults(),
         request,
-        generator=generator,
+        generator=dream_generator(app.settings, host_model(ctx), app.endpoint),
         progress=ctx.report_progress,
         vectors=app.vectors,
     )

@@ -93,7 +93,9 @@ MISBEHAVIOURS = {
     "garbage": Reply(body=b"<html>502 Bad Gateway</html>"),
     "dropped connection": Reply(drop=True),
     "no choices": Reply(body=json.dumps({"model": "m", "choices": []}).encode()),
-    "no text": Reply(body=json.dumps({"choices": [{"message": {"role": "assistant", "content": None}}]}).encode()),
+    "no text": Reply(
+        body=json.dumps({"choices": [{"message": {"role": "assistant", "content": None}}]}).encode()
+    ),
 }
 
 

@@ -157,13 +157,11 @@ class ClaimCheck:
                     SYSTEM_PROMPT, _prompt(content, asked), self._limits.max_tokens
                 )
             checks = parse_checks(answer.text)
-        except TimeoutError:
+        except (TimeoutError, HostModelError, ValueError) as error:
+            # anyio's timeout is a TimeoutError without words of its own.
             log.warning(
-                "claim check: no answer within %.0f s; lexical verdicts stand", self._limits.timeout_seconds
+                "claim check: no usable answer (%s); lexical verdicts stand", str(error) or "timed out"
             )
-            return self._floor
-        except (HostModelError, ValueError) as error:
-            log.warning("claim check: unusable answer (%s); lexical verdicts stand", error)
             return self._floor
         fragment = normalize(content)
         readings = {

@@ -36,7 +36,7 @@ from server.sampling import host_model
 class DreamingRoutes(BaseModel):
     """Who can write this profile's dreams, and who wrote the latest cycle's."""
 
-    host_tools: bool = Field(description="The host can always read memories and dreams through the tools")
+    host_tools: bool = Field(description="The host works through these tools (always true)")
     sampling: bool = Field(description="This client offers its model over MCP sampling, for manual cycles")
     endpoint: str | None = Field(
         description="The configured endpoint's model (REVERIE_MODEL_URL), used when sampling is not; "

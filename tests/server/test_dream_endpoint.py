@@ -71,6 +71,21 @@ def endpoint(script: Script) -> Iterator[ScriptedEndpoint]:
         yield served
 
 
+@pytest.fixture
+def logs(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    """Every record, debug included (the HTTP client's traces among them)."""
+    caplog.set_level(logging.DEBUG)
+    return caplog
+
+
+async def endpoint_cycle(
+    neo4j: ConnectionSettings, profile_id: str, endpoint: ScriptedEndpoint
+) -> dict[str, Any]:
+    """A cycle of a client without sampling, on a server with the scripted endpoint configured."""
+    async with Client(build_server(endpoint_settings(neo4j, profile_id, endpoint), "stdio")) as client:
+        return await dream_cycle(client)
+
+
 async def dream_cycle(client: Client) -> dict[str, Any]:
     for text in MEMORIES:
         structured(await client.call_tool("remember", {"content": text}))
@@ -85,12 +100,9 @@ async def test_a_client_without_sampling_gets_the_endpoints_words(
     neo4j_settings: ConnectionSettings,
     profile_id: str,
     endpoint: ScriptedEndpoint,
-    caplog: pytest.LogCaptureFixture,
+    logs: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.DEBUG)
-    settings = endpoint_settings(neo4j_settings, profile_id, endpoint)
-    async with Client(build_server(settings, "stdio")) as client:
-        result = await dream_cycle(client)
+    result = await endpoint_cycle(neo4j_settings, profile_id, endpoint)
     writer = f"endpoint:{ANSWERING_MODEL}"
     assert result["counts"]["host_model_phrased"] == len(endpoint.received) >= 1
     assert result["dreams"] and {d["generator"] for d in result["dreams"]} == {writer}
@@ -105,7 +117,7 @@ async def test_a_client_without_sampling_gets_the_endpoints_words(
         "last_cycle_writers": {writer: len(result["dreams"])},
     }
     assert all(sent.headers["Authorization"] == f"Bearer {KEY}" for sent in endpoint.received)
-    assert KEY not in result["raw"].model_dump_json() and KEY not in caplog.text
+    assert KEY not in result["raw"].model_dump_json() and KEY not in logs.text
 
 
 MISBEHAVIOURS: dict[str, Reply] = {
@@ -125,16 +137,13 @@ async def test_a_misbehaving_endpoint_falls_back_to_the_deterministic_writer(
     neo4j_settings: ConnectionSettings,
     profile_id: str,
     endpoint: ScriptedEndpoint,
-    caplog: pytest.LogCaptureFixture,
+    logs: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.DEBUG)
-    settings = endpoint_settings(neo4j_settings, profile_id, endpoint)
-    async with Client(build_server(settings, "stdio")) as client:
-        result = await dream_cycle(client)
+    result = await endpoint_cycle(neo4j_settings, profile_id, endpoint)
     assert result["counts"]["host_model_failed"] >= 1 and result["counts"]["host_model_phrased"] == 0
     assert result["dreams"] and {d["generator"] for d in result["dreams"]} == {LinkGenerator.name}
     assert result["status"]["routes"]["last_cycle_writers"] == {LinkGenerator.name: len(result["dreams"])}
-    assert KEY not in caplog.text
+    assert KEY not in logs.text
 
 
 async def test_a_client_that_offers_sampling_is_preferred_to_the_endpoint(

@@ -9,14 +9,18 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 from mcp.client.context import ClientRequestContext
 from mcp_types import CreateMessageRequestParams, CreateMessageResult
 from pydantic import SecretStr
 
-from graph.access import ConnectionSettings
+from graph.access import ConnectionSettings, ProfileGraph
 from graph.dreams.generator import LinkGenerator
+from graph.dreams.runs import latest_run_writers
+from graph.embedding.keeper import VectorKeeper
+from graph.memory.pipeline import RememberRequest, remember
 from server.app import build_server
 from server.settings import ReverieSettings
 from tests.scripted_endpoint import (
@@ -30,7 +34,7 @@ from tests.scripted_endpoint import (
     error,
     scripted_endpoint,
 )
-from tests.server.conftest import settings_for, structured
+from tests.server.conftest import run_reverie, settings_for, structured
 from tests.server.support import MEMORIES, claim_of
 from tests.server.test_dream_sampling import judged, text_answer
 
@@ -206,3 +210,21 @@ async def test_claims_are_checked_by_the_endpoint_only_when_asked_to(
 ) -> None:
     claim = await remember_hedged(endpoint_settings(neo4j_settings, profile_id, endpoint))
     assert claim["verdict"] == "entailed" and endpoint.received == []
+
+
+async def test_a_cycle_run_from_the_command_line_gets_the_endpoints_words(
+    graph: ProfileGraph, vectors: VectorKeeper, server_env: dict[str, str], endpoint: ScriptedEndpoint
+) -> None:
+    for text in MEMORIES:
+        await remember(graph, RememberRequest(content=text), vectors=vectors)
+    await vectors.settled(graph)
+    env = {**server_env, "REVERIE_MODEL_URL": endpoint.url, "REVERIE_MODEL_NAME": "configured-model"}
+    finished = await anyio.to_thread.run_sync(
+        lambda: run_reverie(
+            env, "dream", "run", "--profile", graph.profile_id, "--json", "--max-outputs", "3"
+        )
+    )
+    assert finished.returncode == 0, finished.stderr
+    assert json.loads(finished.stdout)["status"] == "completed"
+    writers = await latest_run_writers(graph)
+    assert list(writers) == [f"endpoint:{ANSWERING_MODEL}"] and len(endpoint.received) >= 1

@@ -126,9 +126,14 @@ class ReverieSettings(BaseSettings):
         if not value:
             return None
         # The value is not echoed: a URL with a password or a key in its query is a secret.
-        parts = urlsplit(value)
+        expected = "expected an http(s) base URL such as http://127.0.0.1:11434/v1"
+        try:
+            parts = urlsplit(value)
+            parts.port  # noqa: B018 - reading it checks that the port is a number in range
+        except ValueError:
+            raise ValueError(expected) from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError("expected an http(s) base URL such as http://127.0.0.1:11434/v1")
+            raise ValueError(expected)
         if parts.username or parts.password or parts.query or parts.fragment:
             raise ValueError(
                 "the URL may not carry credentials, a query or a fragment; "
@@ -161,7 +166,8 @@ class ReverieSettings(BaseSettings):
         """The configured model endpoint, None when REVERIE_MODEL_URL is unset."""
         if self.reverie_model_url is None:
             return None
-        if not self.reverie_model_name:
+        name = (self.reverie_model_name or "").strip()
+        if not name:
             raise SettingsError("REVERIE_MODEL_NAME: set the model the endpoint should run, e.g. llama3.1:8b")
         if self.reverie_model_key is not None and self.reverie_model_key_file is not None:
             raise SettingsError("REVERIE_MODEL_KEY and REVERIE_MODEL_KEY_FILE are both set; keep one.")
@@ -178,7 +184,7 @@ class ReverieSettings(BaseSettings):
         )
         return EndpointConfig(
             url=self.reverie_model_url,
-            model=self.reverie_model_name,
+            model=name,
             limits=limits,
             key=key or None,
             verify_claims=self.reverie_model_verify,

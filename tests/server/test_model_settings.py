@@ -37,6 +37,7 @@ def test_a_well_formed_endpoint_is_read_with_its_key(endpoint_env: pytest.Monkey
     [
         ("localhost:11434", "http\\(s\\) base URL"),
         ("ftp://models.example/v1", "http\\(s\\) base URL"),
+        ("http://127.0.0.1:eleven/v1", "http\\(s\\) base URL"),
         ("http://127.0.0.1:11434/v1/chat/completions", "without /chat/completions"),
         (f"https://me:{KEY}@api.example/v1", "may not carry credentials"),
         (f"https://api.example/v1?key={KEY}", "may not carry credentials"),

@@ -28,7 +28,8 @@ from graph.access import GraphStore
 from graph.clock import utcnow
 from graph.directory import list_profiles
 from graph.dreams.config import DreamingConfig, with_overrides
-from graph.dreams.cycle import FINISH_WRITE_S, CycleRequest, run_cycle
+from graph.dreams.cycle import DEFAULT_GENERATOR, FINISH_WRITE_S, CycleRequest, run_cycle
+from graph.dreams.generator import DreamGenerator
 from graph.embedding.keeper import VectorKeeper
 from graph.errors import AlreadyDreamedError, CycleAlreadyRunningError, ReverieError
 from scheduler.timing import due_at
@@ -61,9 +62,12 @@ class NightlyScheduler:
         concurrency: int = 1,
         clock: Callable[[], datetime] = utcnow,
         vectors: VectorKeeper | None = None,
+        generator: DreamGenerator = DEFAULT_GENERATOR,
     ) -> None:
         self._store = store
         self._vectors = vectors
+        # No client is connected at night: the endpoint's model or the deterministic writer.
+        self._generator = generator
         self._defaults = defaults
         self._limiter = anyio.CapacityLimiter(concurrency)
         self._clock = clock
@@ -104,7 +108,12 @@ class NightlyScheduler:
         request = CycleRequest(trigger="scheduled", scheduled_date=local_day.isoformat(), late=late)
         try:
             run = await run_cycle(
-                self._store.profile(profile_id), self._defaults, request, now=now, vectors=self._vectors
+                self._store.profile(profile_id),
+                self._defaults,
+                request,
+                generator=self._generator,
+                now=now,
+                vectors=self._vectors,
             )
         except AlreadyDreamedError:
             return TickResult(profile_id, "already_ran")

@@ -27,10 +27,12 @@ from graph.embedding.keeper import VectorKeeper, keeping
 from graph.embedding.loader import load_embedder
 from graph.errors import GraphUnavailableError
 from graph.localdb import LocalNeo4j
+from graph.models.endpoint import EndpointModel
 from graph.schema import ensure_schema
 from graph.upgrade import upgrade_graph
 from scheduler.nightly import NightlyScheduler
 from server.context import AppContext, LiveApp, Transport
+from server.models import open_endpoint, unattended_generator
 from server.review import mount_review
 from server.settings import ReverieSettings
 from server.stdio_frames import answer_bad_frames
@@ -136,7 +138,10 @@ def make_lifespan(
             store = GraphStore.connect(await resolve_connection(settings))
             stack.push_async_callback(store.close)
             vectors = await stack.enter_async_context(keeping(embedder))
-            context = AppContext(settings=settings, store=store, transport=transport, vectors=vectors)
+            endpoint = await stack.enter_async_context(endpoint_of(settings))
+            context = AppContext(
+                settings=settings, store=store, transport=transport, vectors=vectors, endpoint=endpoint
+            )
             try:
                 await context.ensure_ready()
             except GraphUnavailableError as error:
@@ -144,7 +149,7 @@ def make_lifespan(
                 # clear error per call. Outcome: schema is retried on the first call that connects.
                 log.warning("Starting without a graph: %s", error)
             if run_scheduler:
-                scheduler = nightly_scheduler(store, settings, vectors)
+                scheduler = nightly_scheduler(store, settings, vectors, endpoint)
                 scheduler.start()
                 stack.push_async_callback(scheduler.stop)
             live.current = context
@@ -201,11 +206,29 @@ def bearer_only(public_url: str) -> AuthSettings:
 
 
 def nightly_scheduler(
-    store: GraphStore, settings: ReverieSettings, vectors: VectorKeeper | None
+    store: GraphStore,
+    settings: ReverieSettings,
+    vectors: VectorKeeper | None,
+    endpoint: EndpointModel | None = None,
 ) -> NightlyScheduler:
     return NightlyScheduler(
-        store, settings.dreaming_defaults(), settings.dreaming_concurrency, vectors=vectors
+        store,
+        settings.dreaming_defaults(),
+        settings.dreaming_concurrency,
+        vectors=vectors,
+        generator=unattended_generator(settings, endpoint),
     )
+
+
+@asynccontextmanager
+async def endpoint_of(settings: ReverieSettings) -> AsyncIterator[EndpointModel | None]:
+    """The configured model endpoint for the process's lifetime (None when there is none)."""
+    endpoint = open_endpoint(settings)
+    try:
+        yield endpoint
+    finally:
+        if endpoint is not None:
+            await endpoint.aclose()
 
 
 async def check_graph(settings: ReverieSettings) -> None:
@@ -237,8 +260,12 @@ async def opened_store(settings: ReverieSettings) -> AsyncIterator[GraphStore]:
 async def run_scheduler_forever(settings: ReverieSettings) -> None:
     """`reverie scheduler`: the nightly scheduler alone, for stdio-only installations."""
     embedder = load_embedder(settings.reverie_home, settings.reverie_embedding_model)
-    async with opened_store(settings) as store, keeping(embedder) as vectors:
-        scheduler = nightly_scheduler(store, settings, vectors)
+    async with (
+        opened_store(settings) as store,
+        keeping(embedder) as vectors,
+        endpoint_of(settings) as endpoint,
+    ):
+        scheduler = nightly_scheduler(store, settings, vectors, endpoint)
         scheduler.start()
         try:
             log.info("Nightly dreaming scheduler running; Ctrl-C stops it.")

@@ -35,7 +35,8 @@ from graph.embedding.keeper import keeping
 from graph.embedding.loader import load_embedder
 from graph.errors import InvalidInputError, validation_problems
 from graph.memory.models import Authority, ClaimInput
-from server.app import opened_store
+from server.app import endpoint_of, opened_store
+from server.models import unattended_generator
 from server.settings import ReverieSettings, load_settings
 
 Action = Callable[[ProfileGraph, ReverieSettings, argparse.Namespace], Awaitable[BaseModel]]
@@ -43,8 +44,12 @@ Action = Callable[[ProfileGraph, ReverieSettings, argparse.Namespace], Awaitable
 
 async def _run(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
     request = CycleRequest(max_outputs=args.max_outputs, dry_run=args.dry_run)
-    async with keeping(load_embedder(settings.reverie_home, settings.reverie_embedding_model)) as vectors:
-        return await run_cycle(graph, settings.dreaming_defaults(), request, vectors=vectors)
+    async with (
+        keeping(load_embedder(settings.reverie_home, settings.reverie_embedding_model)) as vectors,
+        endpoint_of(settings) as endpoint,
+    ):
+        generator = unattended_generator(settings, endpoint)
+        return await run_cycle(graph, settings.dreaming_defaults(), request, generator, vectors=vectors)
 
 
 async def _status(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:

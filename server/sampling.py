@@ -187,6 +187,12 @@ async def _two_rounds(
     )
 
 
+def offers_sampling(ctx: Ctx) -> bool:
+    """Whether this client declared MCP sampling (on either protocol era)."""
+    capabilities = ctx.client_capabilities
+    return capabilities is not None and capabilities.sampling is not None
+
+
 async def dream_generator(
     ctx: Ctx,
     limits: HostModelLimits,
@@ -197,8 +203,7 @@ async def dream_generator(
     """The host's model when this client offers sampling, else `fallback`. On a 2026-07-28
     connection's first round: the questions for the client, after a read-only look at the
     candidates; the caller returns them as the tool's result."""
-    capabilities = ctx.client_capabilities
-    if capabilities is None or capabilities.sampling is None:
+    if not offers_sampling(ctx):
         return _Noted(fallback, NOT_OFFERED)
     version = ctx.protocol_version
     if version is not None and is_version_at_least(version, INPUT_REQUIRED_VERSION):

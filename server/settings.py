@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 from zoneinfo import ZoneInfoNotFoundError
 
 import tzlocal
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graph.access import DEFAULT_CALL_TIMEOUT_S, PROFILE_ID_RULE, validate_profile_id
@@ -17,6 +17,7 @@ from graph.dreams.host_model import HostModelLimits
 from graph.embedding.catalog import DEFAULT_MODEL, MODELS, SEMANTIC_OFF
 from graph.errors import InvalidInputError, validation_problems
 from graph.localdb.config import default_home
+from graph.models.endpoint import COMPLETIONS_PATH, EndpointConfig
 
 # The driver also takes http(s), which needs a driver extra Reverie does not install.
 BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
@@ -75,6 +76,24 @@ class ReverieSettings(BaseSettings):
         default=30.0, gt=0, le=600, description="Seconds to wait for one answer of the host's model"
     )
 
+    # A model of the person's choosing: an OpenAI-compatible chat-completions endpoint.
+    reverie_model_url: str | None = Field(
+        default=None, description="Base URL of the endpoint, e.g. http://127.0.0.1:11434/v1; unset: none"
+    )
+    reverie_model_name: str | None = Field(default=None, max_length=200, description="The model to ask")
+    reverie_model_key: SecretStr | None = Field(default=None, description="API key, sent as a bearer token")
+    reverie_model_key_file: Path | None = Field(default=None, description="A file holding the API key")
+    reverie_model_timeout: float = Field(
+        default=60.0, gt=0, le=600, description="Seconds to wait for one answer of the endpoint"
+    )
+    reverie_model_max_tokens: int = Field(default=400, ge=50, le=4000, description="Tokens per answer")
+    reverie_model_requests: int = Field(
+        default=5, ge=0, le=20, description="Requests to the endpoint per dreaming cycle"
+    )
+    reverie_model_verify: bool = Field(
+        default=False, description="Also let the endpoint's model check the claims of each remember"
+    )
+
     @field_validator("neo4j_uri")
     @classmethod
     def _bolt_uri(cls, value: str | None) -> str | None:
@@ -101,6 +120,39 @@ class ReverieSettings(BaseSettings):
             raise ValueError(f"expected one of {', '.join([*MODELS, SEMANTIC_OFF])}, got {value!r}")
         return value
 
+    @field_validator("reverie_model_url")
+    @classmethod
+    def _endpoint_url(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        # The value is not echoed: a URL with a password or a key in its query is a secret.
+        expected = "expected an http(s) base URL such as http://127.0.0.1:11434/v1"
+        try:
+            parts = urlsplit(value)
+            parts.port  # noqa: B018 - reading it checks that the port is a number in range
+        except ValueError:
+            raise ValueError(expected) from None
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(expected)
+        if parts.username or parts.password or parts.query or parts.fragment:
+            raise ValueError(
+                "the URL may not carry credentials, a query or a fragment; "
+                "give the key in REVERIE_MODEL_KEY or REVERIE_MODEL_KEY_FILE"
+            )
+        base = value.rstrip("/")
+        if base.endswith(COMPLETIONS_PATH):
+            raise ValueError(
+                f"give the base URL, without {COMPLETIONS_PATH} (e.g. http://127.0.0.1:11434/v1)"
+            )
+        return base
+
+    @field_validator("reverie_model_key_file")
+    @classmethod
+    def _readable_key(cls, value: Path | None) -> Path | None:
+        if value is not None:
+            read_key(value)
+        return value
+
     @property
     def tokens_path(self) -> Path:
         return self.reverie_tokens_file or self.reverie_home / "tokens.json"
@@ -108,6 +160,34 @@ class ReverieSettings(BaseSettings):
     def host_model_limits(self) -> HostModelLimits:
         return HostModelLimits(
             max_requests=self.dreaming_host_model_requests, timeout_seconds=self.dreaming_host_model_timeout
+        )
+
+    def endpoint_config(self) -> EndpointConfig | None:
+        """The configured model endpoint, None when REVERIE_MODEL_URL is unset."""
+        if self.reverie_model_url is None:
+            return None
+        name = (self.reverie_model_name or "").strip()
+        if not name:
+            raise SettingsError("REVERIE_MODEL_NAME: set the model the endpoint should run, e.g. llama3.1:8b")
+        if self.reverie_model_key is not None and self.reverie_model_key_file is not None:
+            raise SettingsError("REVERIE_MODEL_KEY and REVERIE_MODEL_KEY_FILE are both set; keep one.")
+        key = self.reverie_model_key.get_secret_value() if self.reverie_model_key is not None else None
+        if self.reverie_model_key_file is not None:
+            try:
+                key = read_key(self.reverie_model_key_file)
+            except ValueError as error:
+                raise SettingsError(f"REVERIE_MODEL_KEY_FILE: {error}") from None
+        limits = HostModelLimits(
+            max_requests=self.reverie_model_requests,
+            timeout_seconds=self.reverie_model_timeout,
+            max_tokens=self.reverie_model_max_tokens,
+        )
+        return EndpointConfig(
+            url=self.reverie_model_url,
+            model=name,
+            limits=limits,
+            key=key or None,
+            verify_claims=self.reverie_model_verify,
         )
 
     def dreaming_defaults(self) -> DreamingConfig:
@@ -139,11 +219,25 @@ def machine_timezone() -> str:
         return "UTC"
 
 
+def read_key(path: Path) -> str:
+    """The API key in `path` (surrounding whitespace dropped); the message never quotes the file."""
+    try:
+        key = path.read_text(encoding="utf-8").strip()
+    except OSError as error:
+        raise ValueError(f"cannot read the key file {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"the key file {path} is not UTF-8 text") from None
+    if not key:
+        raise ValueError(f"the key file {path} is empty")
+    return key
+
+
 def load_settings() -> ReverieSettings:
     """Read the environment, turning validation failures into one readable message."""
     try:
         settings = ReverieSettings()
         validate_profile_id(settings.reverie_profile)
+        settings.endpoint_config()
     except ValidationError as error:
         raise SettingsError("Invalid setting: " + validation_problems(error, str.upper)) from None
     except InvalidInputError as error:

@@ -131,6 +131,8 @@ class HostModelGenerator:
     """The host's model phrases and judges the best candidates; the rest are written as usual."""
 
     name = "host-model"
+    # Who the rationale says phrased the dream; a generator over another model names it.
+    speaker = "the host's model"
 
     def __init__(self, model: HostModel, limits: HostModelLimits | None = None) -> None:
         self._model = model
@@ -180,7 +182,7 @@ class HostModelGenerator:
                 "what_if": parsed.what_if,
                 "possible_outcome": parsed.possible_outcome,
                 "generator": f"{self.name}:{answer.model}"[:120],
-                "rationale": f"{written.rationale} Phrased and judged worth asking by the host's model "
+                "rationale": f"{written.rationale} Phrased and judged worth asking by {self.speaker} "
                 f"({answer.model}); the scores come from the evidence above.",
             }
         )

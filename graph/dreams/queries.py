@@ -344,6 +344,17 @@ LATEST_RUN = ScopedQuery(
     RETURN r {.*} AS run ORDER BY r.started_at DESC LIMIT 1
     """,
 )
+LATEST_RUN_WRITERS = ScopedQuery(
+    "latest_run_writers",
+    """
+    MATCH (r:DreamRun {profile_id: $profile_id})
+    WHERE r.started_at IS NOT NULL
+    WITH r ORDER BY r.started_at DESC LIMIT 1
+    MATCH (d:Dream {profile_id: $profile_id, run_id: r.id})
+    RETURN d.generator AS generator, count(d) AS dreams
+    ORDER BY generator
+    """,
+)
 RECENT_RUNS = ScopedQuery(
     "recent_runs",
     """

@@ -38,6 +38,12 @@ def run_as_of(run: StoredRun, now: datetime) -> DreamRun:
     )
 
 
+async def latest_run_writers(graph: ProfileGraph) -> dict[str, int]:
+    """How many dreams the latest run wrote, per generator (empty when it wrote none)."""
+    rows = await graph.read(ProfileTx.run, q.LATEST_RUN_WRITERS)
+    return {str(row["generator"]): int(row["dreams"]) for row in rows}
+
+
 async def recent_runs(graph: ProfileGraph, limit: int = 14, cursor: str | None = None) -> RunPage:
     """Runs newest first, each with its dreams counted by their status today; paged."""
     if not 1 <= limit <= MAX_RUNS_LIMIT:

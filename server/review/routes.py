@@ -22,7 +22,7 @@ from starlette.templating import Jinja2Templates
 from graph.access import ProfileGraph
 from graph.clock import utcnow
 from graph.dreams import review
-from graph.dreams.cycle import DEFAULT_GENERATOR, CycleRequest, ProgressFn, run_cycle
+from graph.dreams.cycle import CycleRequest, ProgressFn, run_cycle
 from graph.dreams.models import MAX_FEEDBACK_CHARS, DreamStatus, FeedbackDecision
 from graph.dreams.runs import recent_runs
 from graph.errors import ReverieError, validation_problems
@@ -37,6 +37,7 @@ from graph.recall.search import recall
 from scheduler.timing import next_run
 from server.context import AppContext, LiveApp
 from server.errors import logged_internal_error
+from server.models import unattended_generator
 from server.review.charts import CHART_HEIGHT, CHART_STATUSES, chart_width, night_bars
 from server.review.cycles import ManualCycles
 from server.review.sessions import SESSION_COOKIE, ReviewSession, SessionStore
@@ -316,7 +317,7 @@ class ReviewPage:
                 graph,
                 defaults,
                 CycleRequest(trigger="manual"),
-                generator=DEFAULT_GENERATOR,
+                generator=unattended_generator(app.settings, app.endpoint),
                 progress=progress,
                 vectors=app.vectors,
             )

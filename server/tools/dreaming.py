@@ -24,13 +24,29 @@ from graph.dreams.models import (
     FeedbackResult,
     RunPage,
 )
-from graph.dreams.runs import MAX_RUNS_LIMIT, recent_runs
+from graph.dreams.runs import MAX_RUNS_LIMIT, latest_run_writers, recent_runs
 from graph.embedding.status import SemanticStatus, semantic_status
 from graph.memory.models import MAX_CLAIMS, Authority, ClaimInput
 from scheduler.timing import next_run
 from server.context import AppContext, Ctx, app_of
 from server.errors import mapped_errors
-from server.sampling import dream_generator
+from server.models import unattended_generator
+from server.sampling import dream_generator, offers_sampling
+
+
+class DreamingRoutes(BaseModel):
+    """Who can write this profile's dreams, and who wrote the latest cycle's."""
+
+    host_tools: bool = Field(description="The host works through these tools (always true)")
+    sampling: bool = Field(description="This client offers its model over MCP sampling, for manual cycles")
+    endpoint: str | None = Field(
+        description="The configured endpoint's model (REVERIE_MODEL_URL), used when sampling is not; "
+        "null when none is configured"
+    )
+    deterministic: bool = Field(description="The built-in writer, always there behind the models")
+    last_cycle_writers: dict[str, int] = Field(
+        description="Dreams the latest cycle wrote, per generator (e.g. link-v2, endpoint:<model>)"
+    )
 
 
 class DreamingStatusResult(BaseModel):
@@ -42,6 +58,7 @@ class DreamingStatusResult(BaseModel):
     next_run_utc: datetime | None
     counts: dict[str, int] = Field(description="Exact number of dreams per status")
     semantic: SemanticStatus = Field(description="The embedding model recall and dreams use, and its backlog")
+    routes: DreamingRoutes
 
 
 @mapped_errors
@@ -59,6 +76,13 @@ async def dreaming_status(ctx: Ctx) -> DreamingStatusResult:
         next_run_utc=next_local.astimezone(UTC) if next_local else None,
         counts=state.counts,
         semantic=await semantic_status(graph, app.embedder),
+        routes=DreamingRoutes(
+            host_tools=True,
+            sampling=offers_sampling(ctx),
+            endpoint=app.endpoint.name if app.endpoint is not None else None,
+            deterministic=True,
+            last_cycle_writers=await latest_run_writers(graph),
+        ),
     )
 
 
@@ -79,7 +103,8 @@ async def run_dreaming_cycle(
     re-evaluate earlier dreams, and propose new hypotheses linking existing memories.
 
     Dreams are hypotheses for the person to review, never facts. When this client offers MCP
-    sampling, its model phrases and judges the best few.
+    sampling, its model phrases and judges the best few; otherwise the model endpoint configured
+    on the server does, when there is one.
     """
     app = app_of(ctx)
     graph = await app.graph_for(write=not dry_run)
@@ -92,7 +117,8 @@ async def run_dreaming_cycle(
         dry_run=dry_run,
     )
     cycle = partial(run_cycle, graph, app.settings.dreaming_defaults(), vectors=app.vectors)
-    generator = await dream_generator(ctx, app.settings.host_model_limits(), request, cycle)
+    fallback = unattended_generator(app.settings, app.endpoint)
+    generator = await dream_generator(ctx, app.settings.host_model_limits(), request, cycle, fallback)
     if isinstance(generator, InputRequiredResult):
         return generator
     return await cycle(request, generator=generator, progress=ctx.report_progress)

@@ -28,6 +28,7 @@ from graph.recall.request import MAX_QUERY_CHARS, MAX_RECALL_LIMIT, RecallReques
 from graph.recall.search import recall
 from server.context import AppContext, Ctx, app_of
 from server.errors import mapped_errors
+from server.models import claim_verifier
 
 
 @mapped_errors
@@ -62,7 +63,8 @@ async def remember(
     that conflicts with an equally strong current fact yields a clarification: ask the person and
     answer with confirm_memory.
     """
-    graph = await app_of(ctx).graph_for(write=True)
+    app = app_of(ctx)
+    graph = await app.graph_for(write=True)
     request = pipeline.RememberRequest(
         content=content,
         source=source,
@@ -74,7 +76,9 @@ async def remember(
         auto_promote=auto_promote,
         occurred_at=occurred_at,
     )
-    return await pipeline.remember(graph, request, vectors=app_of(ctx).vectors)
+    # Before the transaction opens: checking the claims may ask the model endpoint.
+    verifier = await claim_verifier(app.endpoint, content, request.claims)
+    return await pipeline.remember(graph, request, verifier=verifier, vectors=app.vectors)
 
 
 @mapped_errors

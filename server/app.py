@@ -20,6 +20,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_PARAMS, GetPromptResult, InputRequiredResult, ToolAnnotations
+from starlette.applications import Starlette
 
 from graph.access import ConnectionSettings, GraphStore
 from graph.embedding.encoder import Embedder
@@ -31,6 +32,7 @@ from graph.schema import ensure_schema
 from graph.upgrade import upgrade_graph
 from scheduler.nightly import NightlyScheduler
 from server.context import AppContext, LiveApp, Transport
+from server.lone_surrogates import MendLoneSurrogates
 from server.review import mount_review
 from server.settings import ReverieSettings
 from server.stdio_frames import answer_bad_frames
@@ -85,6 +87,12 @@ class ReverieServer(MCPServer[AppContext]):
                 lowlevel = self._lowlevel_server
                 await lowlevel.run(messages, outgoing, lowlevel.create_initialization_options())
                 group.cancel_scope.cancel()
+
+    def streamable_http_app(self, **kwargs: Any) -> Starlette:
+        """The SDK's HTTP app, reading a body with a lone surrogate (see `server.lone_surrogates`)."""
+        app = super().streamable_http_app(**kwargs)
+        app.add_middleware(MendLoneSurrogates, path=kwargs.get("streamable_http_path", "/mcp"))
+        return app
 
     async def get_prompt(
         self,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from importlib.metadata import version
 from typing import Any
@@ -24,9 +24,10 @@ from starlette.applications import Starlette
 
 from graph.access import ConnectionSettings, GraphStore
 from graph.embedding.encoder import Embedder
+from graph.embedding.healer import RETRY_AFTER_S, VectorHealer
 from graph.embedding.keeper import VectorKeeper, keeping
 from graph.embedding.loader import load_embedder
-from graph.errors import GraphUnavailableError
+from graph.errors import DATABASE_FAILURES, GraphUnavailableError
 from graph.localdb import LocalNeo4j
 from graph.schema import ensure_schema
 from graph.upgrade import upgrade_graph
@@ -129,17 +130,29 @@ async def resolve_connection(settings: ReverieSettings) -> ConnectionSettings:
     )
 
 
+async def heal_when_ready(context: AppContext, healer: VectorHealer, served: Sequence[str]) -> None:
+    """The background backfill (`graph.embedding.healer`), once the graph can be reached."""
+    while True:
+        try:
+            await context.ensure_ready()
+            break
+        except DATABASE_FAILURES:
+            await anyio.sleep(RETRY_AFTER_S)
+    await healer.heal(context.store, served)
+
+
 def make_lifespan(
     settings: ReverieSettings,
     transport: Transport,
     run_scheduler: bool,
     embedder: Embedder | None,
     live: LiveApp,
+    served: Sequence[str] = (),
 ) -> Callable[[MCPServer[AppContext]], AbstractAsyncContextManager[AppContext]]:
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
-        # Undone in reverse: the page and tools let go, the scheduler stops, the vectors still
-        # queued are written, and only then does the driver close.
+        # Undone in reverse: the page and tools let go, the background backfill and the
+        # scheduler stop, the vectors still queued are written, and only then does the driver close.
         async with AsyncExitStack() as stack:
             store = GraphStore.connect(await resolve_connection(settings))
             stack.push_async_callback(store.close)
@@ -151,6 +164,12 @@ def make_lifespan(
                 # Trigger: Neo4j down at start. Why: a host should still see the tools and get a
                 # clear error per call. Outcome: schema is retried on the first call that connects.
                 log.warning("Starting without a graph: %s", error)
+            if embedder is not None and served:
+                context.healer = VectorHealer(embedder)
+                background = await stack.enter_async_context(anyio.create_task_group())
+                # What it leaves undone at a stop, the next server's backfill does.
+                stack.callback(background.cancel_scope.cancel)
+                background.start_soon(heal_when_ready, context, context.healer, served)
             if run_scheduler:
                 scheduler = nightly_scheduler(store, settings, vectors)
                 scheduler.start()
@@ -177,6 +196,8 @@ def build_server(
         raise ValueError("an HTTP server takes the token registry, and only an HTTP server does")
     embedder = load_embedder(settings.reverie_home, settings.reverie_embedding_model)
     live = LiveApp()
+    # The profiles whose pending vectors this server embeds in the background after it starts.
+    served = [settings.reverie_profile] if tokens is None else sorted({g.profile for g in tokens.grants()})
     auth_kwargs: dict[str, object] = {}
     if tokens is not None:
         auth_kwargs = {"token_verifier": tokens, "auth": bearer_only(public_url)}
@@ -185,7 +206,7 @@ def build_server(
         title="Reverie",
         version=version("reverie"),
         instructions=INSTRUCTIONS,
-        lifespan=make_lifespan(settings, transport, run_scheduler, embedder, live),
+        lifespan=make_lifespan(settings, transport, run_scheduler, embedder, live, served),
         **auth_kwargs,  # type: ignore[arg-type]
     )
     register_all(server)

@@ -12,6 +12,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from graph.access import GraphStore, ProfileGraph
 from graph.embedding.encoder import Embedder
+from graph.embedding.healer import VectorHealer
 from graph.embedding.keeper import VectorKeeper
 from graph.schema import ensure_schema
 from graph.upgrade import upgrade_graph
@@ -27,6 +28,8 @@ class AppContext:
     transport: Transport
     # None when the semantic lane is off (REVERIE_EMBEDDING_MODEL=off).
     vectors: VectorKeeper | None = None
+    # The background backfill of what the profiles served were owed at start (None when off).
+    healer: VectorHealer | None = None
     _schema_ready: bool = False
     _schema_lock: anyio.Lock = field(default_factory=anyio.Lock)
 

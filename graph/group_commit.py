@@ -22,6 +22,12 @@ again one by one.
 
 The queues are per process and keyed by profile id, and a group runs in a transaction of that
 profile only, so writes of two profiles never share one.
+
+A write's deadline (`NEO4J_TIMEOUT`) starts when it is queued, not when its group starts: a
+write that waits behind a group stalled on Neo4j fails when its own time is up, without a
+transaction of its own, and a group gets the time its most pressed member has left. Before,
+with `NEO4J_TIMEOUT=5` and Neo4j stopped, writes queued behind a stalled group failed after
+10 s (the group's 5, then their own 5).
 """
 
 from __future__ import annotations
@@ -32,10 +38,10 @@ from typing import TYPE_CHECKING, Final, Generic, TypeVar
 
 import anyio
 
-from graph.errors import DATABASE_FAILURES
+from graph.errors import DATABASE_FAILURES, GraphTimeoutError
 
 if TYPE_CHECKING:  # graph.access owns one GroupCommit per store and imports this module
-    from graph.access import ProfileGraph, ProfileTx
+    from graph.access import ConnectionSettings, ProfileGraph, ProfileTx
 
 T = TypeVar("T")
 Work = Callable[["ProfileTx"], Awaitable[T]]
@@ -48,6 +54,7 @@ MAX_GROUP: Final = 32
 @dataclass(eq=False)
 class _Write(Generic[T]):
     work: Work[T]
+    deadline: float  # on anyio's clock
     done: bool = False
     result: T | None = None
     error: BaseException | None = None
@@ -71,17 +78,32 @@ class GroupCommit:
     def __init__(self) -> None:
         self._queues: dict[str, _ProfileQueue] = {}
 
-    async def write(self, graph: ProfileGraph, work: Work[T]) -> T:
+    async def write(self, graph: ProfileGraph, work: Work[T], settings: ConnectionSettings) -> T:
         """`work(tx)` in a write transaction of `graph`'s profile, shared with the writes of the
-        same profile queued meanwhile; returns its result or raises its error."""
+        same profile queued meanwhile; returns its result or raises its error. Its deadline,
+        `settings.call_timeout_s`, covers its wait in the queue."""
         queue = self._queues.setdefault(graph.profile_id, _ProfileQueue())
-        write: _Write[T] = _Write(work)
+        write: _Write[T] = _Write(work, anyio.current_time() + settings.call_timeout_s)
         queue.pending.append(write)  # type: ignore[arg-type]  # results are read back as T
         try:
-            async with queue.lock:
-                if not write.done:
-                    group, queue.pending = queue.pending[:MAX_GROUP], queue.pending[MAX_GROUP:]
-                    await _run_group(graph, group)
+            acquired = False
+            with anyio.move_on_after(settings.call_timeout_s):
+                await queue.lock.acquire()
+                acquired = True
+            if acquired:
+                try:
+                    if not write.done:
+                        group, queue.pending = queue.pending[:MAX_GROUP], queue.pending[MAX_GROUP:]
+                        await _run_group(graph, group, settings)
+                finally:
+                    queue.lock.release()
+            elif write in queue.pending:
+                # Its time ran out in the queue, before it reached Neo4j.
+                write.fail(GraphTimeoutError(settings.uri, settings.call_timeout_s))
+            else:
+                # A running group holds it, and ends by this write's deadline: wait for its outcome.
+                async with queue.lock:
+                    pass
         finally:
             # A caller cancelled before a group took its write must not have it written later.
             if not write.done and write in queue.pending:
@@ -93,12 +115,22 @@ class GroupCommit:
         return write.result  # type: ignore[return-value]  # set by settle() when error is None
 
 
-async def _run_group(graph: ProfileGraph, group: list[_Write[object]]) -> None:
+async def _within(write_by: float, settings: ConnectionSettings, work: Awaitable[T]) -> T:
+    """`work`, abandoned at `write_by` (the deadline of the write or group it runs)."""
+    try:
+        with anyio.fail_after(max(write_by - anyio.current_time(), 0)):
+            return await work
+    except TimeoutError as error:
+        raise GraphTimeoutError(settings.uri, settings.call_timeout_s) from error
+
+
+async def _run_group(graph: ProfileGraph, group: list[_Write[object]], settings: ConnectionSettings) -> None:
     if len(group) == 1:
-        await _run_alone(graph, group[0])
+        await _run_alone(graph, group[0], settings)
         return
     try:
-        results = await graph.write(_all, [write.work for write in group])
+        write_by = min(write.deadline for write in group)
+        results = await _within(write_by, settings, graph.write(_all, [write.work for write in group]))
     except DATABASE_FAILURES as error:
         for write in group:
             write.fail(error)
@@ -106,15 +138,15 @@ async def _run_group(graph: ProfileGraph, group: list[_Write[object]]) -> None:
         # Trigger: one write of the group failed, and the rollback undid all of them. Why: each
         # caller must get its own outcome. Outcome: every write runs again in its own transaction.
         for write in group:
-            await _run_alone(graph, write)
+            await _run_alone(graph, write, settings)
     else:
         for write, result in zip(group, results, strict=True):
             write.settle(result)
 
 
-async def _run_alone(graph: ProfileGraph, write: _Write[object]) -> None:
+async def _run_alone(graph: ProfileGraph, write: _Write[object], settings: ConnectionSettings) -> None:
     try:
-        write.settle(await graph.write(write.work))
+        write.settle(await _within(write.deadline, settings, graph.write(write.work)))
     except Exception as error:
         write.fail(error)
 

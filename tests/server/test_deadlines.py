@@ -7,16 +7,17 @@ import signal
 import socket
 import subprocess
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import anyio
 import pytest
-from mcp import Client
 
-from graph.access import ConnectionSettings
+from graph.access import ConnectionSettings, GraphStore
+from graph.errors import GraphTimeoutError
 from graph.localdb import free_port
-from server.app import build_server
-from tests.server.conftest import REVERIE, error_text, structured
+from tests.graph.memory_support import say
+from tests.server.conftest import REVERIE
 from tests.server.test_recovery import relay, relayed_settings
 
 pytestmark = pytest.mark.anyio
@@ -28,26 +29,34 @@ async def test_remembers_queued_behind_a_stalled_group_fail_by_their_own_deadlin
     neo4j_settings: ConnectionSettings, profile_id: str
 ) -> None:
     settings, port, target = relayed_settings(neo4j_settings, profile_id)
-    settings = settings.model_copy(update={"neo4j_timeout": TIMEOUT_S})
-    async with Client(build_server(settings, "stdio")) as client, relay(port, target) as forwarding:
-        structured(await client.call_tool("remember", {"content": "The ferry left at dawn."}))
-        forwarding.freeze()
-        waited: list[float] = []
-        errors: list[str] = []
+    connection = replace(neo4j_settings, uri=settings.neo4j_uri, call_timeout_s=TIMEOUT_S)
+    store = GraphStore.connect(connection)
+    graph = store.profile(profile_id)
+    waited: list[float] = []
+    errors: list[str] = []
 
-        async def remember(number: int) -> None:
-            began = time.perf_counter()
-            result = await client.call_tool("remember", {"content": f"Queued remember number {number}."})
-            waited.append(time.perf_counter() - began)
-            errors.append(error_text(result))
+    async def remember(number: int) -> None:
+        began = time.perf_counter()
+        with pytest.raises(GraphTimeoutError) as error:
+            await say(graph, f"Queued remember number {number}.")
+        waited.append(time.perf_counter() - began)
+        errors.append(str(error.value))
 
-        async with anyio.create_task_group() as group:
-            for number in range(6):
-                group.start_soon(remember, number)
-        forwarding.thaw()
+    try:
+        async with relay(port, target) as forwarding:
+            await say(graph, "The ferry left at dawn.")  # connections open, then held
+            forwarding.freeze()
+            # Straight into the profile's group-commit queue: the first runs and stalls, the
+            # others wait behind it.
+            async with anyio.create_task_group() as group:
+                for number in range(6):
+                    group.start_soon(remember, number)
+                    await anyio.sleep(0.5)  # the first in a group of its own, the others queued
+    finally:
+        await store.close()
     print(f"\nremembers on a frozen Neo4j failed after {', '.join(f'{s:.1f}' for s in sorted(waited))} s")
     assert all(f"did not answer within {TIMEOUT_S:.0f} s" in text for text in errors), errors
-    # Those queued behind the first group used to wait out its deadline and then their own (10 s
+    # Those queued behind the first used to wait out its deadline and then their own (10 s
     # here); the margin is wide, for a busy machine.
     assert max(waited) < 1.6 * TIMEOUT_S, waited
 

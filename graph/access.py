@@ -200,7 +200,7 @@ class ProfileGraph:
         async def bound(tx: ProfileTx) -> T:
             return await work(tx, *args, **kwargs)
 
-        return await self._store.group_commit.write(self, bound)
+        return await self._store.group_commit.write(self, bound, self._store.settings)
 
     async def run_batched(self, query: ScopedQuery, /, **params: Any) -> list[dict[str, Any]]:
         """One auto-commit query, for work too large for one transaction (`CALL { ... } IN

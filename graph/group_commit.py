@@ -6,7 +6,7 @@ the median on two cores) the queries took 2.0 ms, and opening and committing the
 side by side, a profile's grouped writes in this process run one transaction at a time: the
 writes that arrive while one runs queue up, and the next transaction runs all of them in order,
 as if one after another, and commits once. A lone write runs alone, with no added wait. On two
-cores bulk `remember` went from 49 to 93 per second (docs/semantic-memory.md).
+cores bulk `remember` went from 49 to 93 per second (README, "Semantic memory").
 
 A group's queries run one after another, so under load a profile's writes go as fast as one
 `remember`'s round trips: that is why its fragment check and create are one query, and a claim's
@@ -22,6 +22,12 @@ again one by one.
 
 The queues are per process and keyed by profile id, and a group runs in a transaction of that
 profile only, so writes of two profiles never share one.
+
+A write's deadline (`NEO4J_TIMEOUT`) starts when it is queued, not when its group starts: a
+write that waits behind a group stalled on Neo4j fails when its own time is up, without a
+transaction of its own, and a group gets the time its most pressed member has left. Before,
+with `NEO4J_TIMEOUT=5` and Neo4j stopped, writes queued behind a stalled group failed after
+10 s (the group's 5, then their own 5).
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from typing import Final, Generic, Protocol, TypeVar
 
 import anyio
 
-from graph.errors import DATABASE_FAILURES
+from graph.errors import DATABASE_FAILURES, GraphTimeoutError
 
 T = TypeVar("T")
 Tx = TypeVar("Tx")
@@ -51,6 +57,16 @@ class Writer(Protocol[Tx_co]):
     async def write(self, work: Callable[[Tx_co], Awaitable[T]]) -> T: ...
 
 
+class Limits(Protocol):
+    """Where the database is and how long a call may take (`graph.access.ConnectionSettings`)."""
+
+    @property
+    def uri(self) -> str: ...
+
+    @property
+    def call_timeout_s(self) -> float: ...
+
+
 # One transaction holds at most this many writes, which bounds its size and its time under the
 # call deadline; more wait for the next.
 MAX_GROUP: Final = 32
@@ -59,6 +75,7 @@ MAX_GROUP: Final = 32
 @dataclass(eq=False)
 class _Write(Generic[Tx, T]):
     work: Work[Tx, T]
+    deadline: float  # on anyio's clock
     done: bool = False
     result: T | None = None
     error: BaseException | None = None
@@ -82,17 +99,32 @@ class GroupCommit(Generic[Tx]):
     def __init__(self) -> None:
         self._queues: dict[str, _ProfileQueue[Tx]] = {}
 
-    async def write(self, graph: Writer[Tx], work: Work[Tx, T]) -> T:
+    async def write(self, graph: Writer[Tx], work: Work[Tx, T], settings: Limits) -> T:
         """`work(tx)` in a write transaction of `graph`'s profile, shared with the writes of the
-        same profile queued meanwhile; returns its result or raises its error."""
+        same profile queued meanwhile; returns its result or raises its error. Its deadline,
+        `settings.call_timeout_s`, covers its wait in the queue."""
         queue = self._queues.setdefault(graph.profile_id, _ProfileQueue())
-        write: _Write[Tx, T] = _Write(work)
+        write: _Write[Tx, T] = _Write(work, anyio.current_time() + settings.call_timeout_s)
         queue.pending.append(write)  # type: ignore[arg-type]  # results are read back as T
         try:
-            async with queue.lock:
-                if not write.done:
-                    group, queue.pending = queue.pending[:MAX_GROUP], queue.pending[MAX_GROUP:]
-                    await _run_group(graph, group)
+            acquired = False
+            with anyio.move_on_after(settings.call_timeout_s):
+                await queue.lock.acquire()
+                acquired = True
+            if acquired:
+                try:
+                    if not write.done:
+                        group, queue.pending = queue.pending[:MAX_GROUP], queue.pending[MAX_GROUP:]
+                        await _run_group(graph, group, settings)
+                finally:
+                    queue.lock.release()
+            elif write in queue.pending:
+                # Its time ran out in the queue, before it reached Neo4j.
+                write.fail(GraphTimeoutError(settings.uri, settings.call_timeout_s))
+            else:
+                # A running group holds it, and ends by this write's deadline: wait for its outcome.
+                async with queue.lock:
+                    pass
         finally:
             # A caller cancelled before a group took its write must not have it written later.
             if not write.done and write in queue.pending:
@@ -104,12 +136,24 @@ class GroupCommit(Generic[Tx]):
         return write.result  # type: ignore[return-value]  # set by settle() when error is None
 
 
-async def _run_group(graph: Writer[Tx], group: list[_Write[Tx, object]]) -> None:
+async def _within(write_by: float, settings: Limits, work: Awaitable[T]) -> T:
+    """`work`, abandoned at `write_by` (the deadline of the write or group it runs)."""
+    try:
+        with anyio.fail_after(max(write_by - anyio.current_time(), 0)):
+            return await work
+    except TimeoutError as error:
+        raise GraphTimeoutError(settings.uri, settings.call_timeout_s) from error
+
+
+async def _run_group(graph: Writer[Tx], group: list[_Write[Tx, object]], settings: Limits) -> None:
     if len(group) == 1:
-        await _run_alone(graph, group[0])
+        await _run_alone(graph, group[0], settings)
         return
     try:
-        results = await graph.write(partial(_all, [write.work for write in group]))
+        write_by = min(write.deadline for write in group)
+        results = await _within(
+            write_by, settings, graph.write(partial(_all, [write.work for write in group]))
+        )
     except DATABASE_FAILURES as error:
         for write in group:
             write.fail(error)
@@ -117,15 +161,15 @@ async def _run_group(graph: Writer[Tx], group: list[_Write[Tx, object]]) -> None
         # Trigger: one write of the group failed, and the rollback undid all of them. Why: each
         # caller must get its own outcome. Outcome: every write runs again in its own transaction.
         for write in group:
-            await _run_alone(graph, write)
+            await _run_alone(graph, write, settings)
     else:
         for write, result in zip(group, results, strict=True):
             write.settle(result)
 
 
-async def _run_alone(graph: Writer[Tx], write: _Write[Tx, object]) -> None:
+async def _run_alone(graph: Writer[Tx], write: _Write[Tx, object], settings: Limits) -> None:
     try:
-        write.settle(await graph.write(write.work))
+        write.settle(await _within(write.deadline, settings, graph.write(write.work)))
     except Exception as error:
         write.fail(error)
 

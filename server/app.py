@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import AsyncIterator, Callable
+import signal
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from importlib.metadata import version
 from typing import Any
@@ -20,18 +21,21 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_PARAMS, GetPromptResult, InputRequiredResult, ToolAnnotations
+from starlette.applications import Starlette
 
 from graph.access import ConnectionSettings, GraphStore
 from graph.embedding.encoder import Embedder
+from graph.embedding.healer import RETRY_AFTER_S, VectorHealer
 from graph.embedding.keeper import VectorKeeper, keeping
 from graph.embedding.loader import load_embedder
-from graph.errors import GraphUnavailableError
+from graph.errors import DATABASE_FAILURES, GraphUnavailableError
 from graph.localdb import LocalNeo4j
 from graph.models.endpoint import EndpointModel
 from graph.schema import ensure_schema
 from graph.upgrade import upgrade_graph
 from scheduler.nightly import NightlyScheduler
 from server.context import AppContext, LiveApp, Transport
+from server.lone_surrogates import MendLoneSurrogates
 from server.models import open_endpoint, unattended_generator
 from server.review import mount_review
 from server.settings import ReverieSettings
@@ -88,6 +92,21 @@ class ReverieServer(MCPServer[AppContext]):
                 await lowlevel.run(messages, outgoing, lowlevel.create_initialization_options())
                 group.cancel_scope.cancel()
 
+    async def run_streamable_http_async(self, **kwargs: Any) -> None:
+        """The SDK's HTTP server, where a SIGTERM is a clean stop: uvicorn shuts down on it, then
+        raises it again, and Python's default handler ended the process as killed (-15)."""
+        previous = signal.signal(signal.SIGTERM, _stopped)
+        try:
+            await super().run_streamable_http_async(**kwargs)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
+    def streamable_http_app(self, **kwargs: Any) -> Starlette:
+        """The SDK's HTTP app, reading a body with a lone surrogate (see `server.lone_surrogates`)."""
+        app = super().streamable_http_app(**kwargs)
+        app.add_middleware(MendLoneSurrogates, path=kwargs.get("streamable_http_path", "/mcp"))
+        return app
+
     async def get_prompt(
         self,
         name: str,
@@ -99,6 +118,10 @@ class ReverieServer(MCPServer[AppContext]):
                 code=INVALID_PARAMS, message=f"Unknown prompt {name[:100]!r}: prompts/list names them."
             )
         return await super().get_prompt(name, arguments, context)
+
+
+def _stopped(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 async def resolve_connection(settings: ReverieSettings) -> ConnectionSettings:
@@ -123,17 +146,29 @@ async def resolve_connection(settings: ReverieSettings) -> ConnectionSettings:
     )
 
 
+async def heal_when_ready(context: AppContext, healer: VectorHealer, served: Sequence[str]) -> None:
+    """The background backfill (`graph.embedding.healer`), once the graph can be reached."""
+    while True:
+        try:
+            await context.ensure_ready()
+            break
+        except DATABASE_FAILURES:
+            await anyio.sleep(RETRY_AFTER_S)
+    await healer.heal(context.store, served)
+
+
 def make_lifespan(
     settings: ReverieSettings,
     transport: Transport,
     run_scheduler: bool,
     embedder: Embedder | None,
     live: LiveApp,
+    served: Sequence[str] = (),
 ) -> Callable[[MCPServer[AppContext]], AbstractAsyncContextManager[AppContext]]:
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
-        # Undone in reverse: the page and tools let go, the scheduler stops, the vectors still
-        # queued are written, and only then does the driver close.
+        # Undone in reverse: the page and tools let go, the background backfill and the
+        # scheduler stop, the vectors still queued are written, and only then does the driver close.
         async with AsyncExitStack() as stack:
             store = GraphStore.connect(await resolve_connection(settings))
             stack.push_async_callback(store.close)
@@ -148,6 +183,12 @@ def make_lifespan(
                 # Trigger: Neo4j down at start. Why: a host should still see the tools and get a
                 # clear error per call. Outcome: schema is retried on the first call that connects.
                 log.warning("Starting without a graph: %s", error)
+            if embedder is not None and served:
+                context.healer = VectorHealer(embedder)
+                background = await stack.enter_async_context(anyio.create_task_group())
+                # What it leaves undone at a stop, the next server's backfill does.
+                stack.callback(background.cancel_scope.cancel)
+                background.start_soon(heal_when_ready, context, context.healer, served)
             if run_scheduler:
                 scheduler = nightly_scheduler(store, settings, vectors, endpoint)
                 scheduler.start()
@@ -174,6 +215,8 @@ def build_server(
         raise ValueError("an HTTP server takes the token registry, and only an HTTP server does")
     embedder = load_embedder(settings.reverie_home, settings.reverie_embedding_model)
     live = LiveApp()
+    # The profiles whose pending vectors this server embeds in the background after it starts.
+    served = [settings.reverie_profile] if tokens is None else sorted({g.profile for g in tokens.grants()})
     auth_kwargs: dict[str, object] = {}
     if tokens is not None:
         auth_kwargs = {"token_verifier": tokens, "auth": bearer_only(public_url)}
@@ -182,7 +225,7 @@ def build_server(
         title="Reverie",
         version=version("reverie"),
         instructions=INSTRUCTIONS,
-        lifespan=make_lifespan(settings, transport, run_scheduler, embedder, live),
+        lifespan=make_lifespan(settings, transport, run_scheduler, embedder, live, served),
         **auth_kwargs,  # type: ignore[arg-type]
     )
     register_all(server)

@@ -12,6 +12,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from graph.access import GraphStore, ProfileGraph
 from graph.embedding.encoder import Embedder
+from graph.embedding.healer import VectorHealer
 from graph.embedding.keeper import VectorKeeper
 from graph.models.endpoint import EndpointModel
 from graph.schema import ensure_schema
@@ -30,6 +31,8 @@ class AppContext:
     vectors: VectorKeeper | None = None
     # The model endpoint of the person's choosing (REVERIE_MODEL_URL), None when unset.
     endpoint: EndpointModel | None = None
+    # The background backfill of what the profiles served were owed at start (None when off).
+    healer: VectorHealer | None = None
     _schema_ready: bool = False
     _schema_lock: anyio.Lock = field(default_factory=anyio.Lock)
 

@@ -96,7 +96,7 @@ async def _import(args: argparse.Namespace) -> None:
     if not args.into:
         raise InvalidInputError("`reverie profile import FILE` needs --profile: the profile to import into")
     async with opened_store(load_settings()) as store:
-        report = await import_profile(store, args.into, path)
+        report = await import_profile(store, args.into, path, args.accept_unproven)
     print(
         f"Imported {report.nodes} nodes and {report.edges} relationships of profile "
         f"{report.source_profile_id} into {report.profile_id}."
@@ -128,4 +128,9 @@ def add_profile_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
     parser.add_argument("--output", help="export: the file to write (default P.jsonl; - for stdout)")
     parser.add_argument("--embeddings", action="store_true", help="export: include each memory's vector")
     parser.add_argument("--profile", dest="into", help="import: the profile to import into")
+    parser.add_argument(
+        "--accept-unproven",
+        action="store_true",
+        help="import: read a format 1 file (cannot show it is whole)",
+    )
     parser.set_defaults(handler=_dispatch)

@@ -3,6 +3,8 @@
 The SDK's stdio transport hands such a line (not JSON, JSON nested past the parser's limit, a
 shape no message has; invalid UTF-8 is replaced, so it is read) to the server as an exception,
 which drops it: a host that sent a request would wait forever. Over HTTP it gets a 400.
+A line that fails only because a string holds a lone surrogate escape is read mended instead
+(`server.lone_surrogates`), so the request is answered under its own id.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from collections.abc import AsyncIterable, Awaitable, Callable
 from anyio.streams.memory import MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 from mcp_types import PARSE_ERROR, ErrorData, JSONRPCError
+
+from server.lone_surrogates import mended_message
 
 UNREADABLE = (
     "Reverie could not read that line as a JSON-RPC message (not JSON, JSON nested too deeply, "
@@ -29,7 +33,10 @@ async def answer_bad_frames(
     their types (private to the SDK) are not needed."""
     async with good:
         async for item in incoming:
-            if isinstance(item, Exception):
+            mended = mended_message(item) if isinstance(item, Exception) else None
+            if mended is not None:
+                await good.send(SessionMessage(mended))
+            elif isinstance(item, Exception):
                 error = ErrorData(code=PARSE_ERROR, message=UNREADABLE)
                 await reply(SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error)))
             else:

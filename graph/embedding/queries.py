@@ -44,11 +44,14 @@ def _missing_batch(label: str, order_by: str) -> ScopedQuery:
 
 
 def _count_vectors(label: str, order_by: str) -> ScopedQuery:
+    # Only nodes with a text count, as only those can be embedded: a dream whose texts were
+    # erased by forgetting is no longer owed a vector (it was counted pending for ever).
     return ScopedQuery(
         f"count_vectors_{label}",
         f"""
         CALL {{ MATCH (n:{label}) USING INDEX n:{label}(profile_id, {order_by})
-               WHERE n.profile_id = $profile_id AND n.{order_by} IS NOT NULL RETURN count(n) AS total }}
+               WHERE n.profile_id = $profile_id AND n.{order_by} IS NOT NULL AND n.text IS NOT NULL
+               RETURN count(n) AS total }}
         CALL {{ MATCH (e:{label} {{profile_id: $profile_id, embedding_model: $model}})
                RETURN count(e) AS embedded }}
         RETURN total, embedded

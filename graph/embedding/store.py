@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final
 
+import anyio
+
 from graph.access import ProfileGraph, ProfileTx
 from graph.embedding import queries as q
 from graph.embedding.encoder import Embedder, Vector
@@ -105,9 +107,13 @@ async def embed_missing(
     kind: EmbeddedKind,
     batch_size: int = BACKFILL_BATCH,
     on_batch: Callable[[int], None] | None = None,
+    rest: float = 0.0,
 ) -> int:
-    """Embed every node of `kind` lacking the model's vector; returns how many were written."""
+    """Embed every node of `kind` lacking the model's vector; returns how many were written.
+
+    With `rest`, each batch is followed by a pause of `rest` times as long as it took."""
     written, after, after_id = 0, _START, ""
+    started = anyio.current_time()
     while batch := await _next_batch(graph, kind, embedder.model_id, after, after_id, batch_size):
         vectors = await embedder.passages(batch.texts)
         await graph.write(write_vectors, kind, embedder.model_id, batch.ids, vectors)
@@ -115,6 +121,9 @@ async def embed_missing(
         after, after_id = batch.last_position, batch.last_id
         if on_batch is not None:
             on_batch(len(batch.ids))
+        if rest:
+            await anyio.sleep(rest * (anyio.current_time() - started))
+            started = anyio.current_time()
     return written
 
 

@@ -19,11 +19,17 @@ TIME_FILTER: Final = """
 _RELATED_DREAM_FIELDS = (
     "d {.id, .hypothesis, .status, .likelihood, .confidence, source_ids: [(d)-[:DREAMED_FROM]->(s) | s.id]}"
 )
+# Recall as of `$known_at` shows a dream only if it existed then and every memory it cites had
+# been recorded by then: otherwise it would quote what was not yet known.
+_KNOWN_THEN = (
+    "($known_at IS NULL OR (d.created_at <= $known_at AND all(t IN [(d)-[:DREAMED_FROM]->(s) | "
+    "coalesce(s.recorded_at, s.created_at)] WHERE t <= $known_at)))"
+)
 # The open dreams citing a recall candidate `node` (a list expression): recall's searches carry
 # it on every candidate, so the dreams of the chosen results need no query of their own.
 CITING_DREAMS: Final = (
     f"[(node)<-[:DREAMED_FROM]-(d:Dream {{profile_id: $profile_id}}) WHERE d.status IN {OPEN_STATUSES}"
-    f" | {_RELATED_DREAM_FIELDS}]"
+    f" AND {_KNOWN_THEN} | {_RELATED_DREAM_FIELDS}]"
 )
 # The `$dream_limit` open dreams whose own text matches `$terms`, best first, as the list
 # `dreams` (a subquery body: recall's lexical search runs it, sparing it a query of its own).
@@ -33,7 +39,8 @@ DREAMS_MATCHING: Final = f"""
             {{limit: $dream_limit}})
         YIELD node, score
         WHERE node.profile_id = $profile_id
-        WITH node AS d, score ORDER BY score DESC
+        WITH node AS d, score WHERE {_KNOWN_THEN}
+        WITH d, score ORDER BY score DESC
         RETURN collect({_RELATED_DREAM_FIELDS}) AS dreams
 """
 # Each candidate brings its open clarifications and the open dreams citing it: both are short

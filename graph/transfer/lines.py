@@ -1,10 +1,14 @@
 """The export format, one JSON object a line, and its validation.
 
-    {"reverie_export": 1, "profile_id": "alice", "exported_at": "...", "embeddings": false}
+    {"reverie_export": 2, "profile_id": "alice", "exported_at": "...", "embeddings": false}
     {"node": "SourceFragment", "properties": {...}, "embedding": null}
     {"edge": "SUPPORTED_BY", "from": ["Claim", "<id>"], "to": ["SourceFragment", "<id>"]}
+    {"end": "reverie_export", "nodes": 1, "relationships": 1, "sha256": "<hex>"}
 
-The header comes first, then every node, then every edge. Times are written as
+The header comes first, then every node, then every edge, then the closing line, which proves
+the file whole: it counts the nodes and relationships and holds the SHA-256 of every line before
+it (each as UTF-8 with its newline). A file cut anywhere lacks it. Format 1 files had no closing
+line; they are read only when the caller accepts that. Times are written as
 `{"$datetime": "<ISO 8601>"}`. A node's properties never hold its profile (the importer gives
 it the target profile) nor its vector (`embedding`, present only when asked for).
 """
@@ -20,7 +24,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from graph.errors import InvalidInputError, validation_problems
 from graph.schema import PROFILE_LABELS, VECTOR_DIMENSIONS
 
-FORMAT_VERSION: Final = 1
+FORMAT_VERSION: Final = 2
+# Format 1 had no closing line, so nothing shows whether such a file is whole.
+UNPROVEN_VERSION: Final = 1
 DATETIME_TAG: Final = "$datetime"
 # The property naming each kind's node within its profile (the Profile node is one per profile).
 NODE_KEYS: Final = {label: "id" for label in PROFILE_LABELS} | {"FactSlot": "slot", "Profile": ""}
@@ -40,7 +46,10 @@ EDGES: Final = frozenset({
 })  # fmt: skip
 # Written by the importer itself, or runtime state that means nothing in another graph.
 RESERVED: Final = frozenset({"profile_id", "profile_key", "embedding"})
-RUNTIME: Final = frozenset({"cycle_run_id", "cycle_lease_expires_at", "lock_touched_at", "locked_at"})
+RUNTIME: Final = frozenset({
+    "cycle_run_id", "cycle_lease_expires_at", "lock_touched_at", "locked_at",
+    "import_pending", "import_created",
+})  # fmt: skip
 Label = Literal[
     "SourceFragment", "Claim", "Fact", "Clarification", "FactSlot", "Dream", "DreamFeedback",
     "DreamRun", "Forgotten", "Profile",
@@ -57,10 +66,19 @@ L = TypeVar("L", bound=_Line)
 
 
 class Header(_Line):
-    reverie_export: Literal[1]
+    reverie_export: Literal[1, 2]
     profile_id: str
     exported_at: str
     embeddings: bool
+
+
+class Closing(_Line):
+    """The last line of a format 2 file: what came before it, counted and hashed."""
+
+    end: Literal["reverie_export"]
+    nodes: int
+    relationships: int
+    sha256: str
 
 
 class NodeLine(_Line):
@@ -113,6 +131,15 @@ def decode_value(value: Value) -> Any:
 
 def dump(line: BaseModel) -> str:
     return json.dumps(line.model_dump(mode="json", by_alias=True, exclude_none=False), sort_keys=True)
+
+
+def is_edge(text: str) -> bool:
+    # `dump` sorts keys, so an edge line opens with {"edge": ...; a node line never does.
+    return text.lstrip().startswith('{"edge"')
+
+
+def is_closing(text: str) -> bool:
+    return text.lstrip().startswith('{"end"')
 
 
 def parse(number: int, text: str, kind: type[L]) -> L:

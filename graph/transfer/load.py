@@ -1,8 +1,11 @@
 """Reading a profile in from JSON Lines: the whole file is checked before anything is written,
-then written in batches that merge by key (so the same file twice changes nothing)."""
+down to its closing line's counts and checksum, then written in batches that merge by key (so
+the same file twice changes nothing), between a mark on the profile and its removal (so an
+import cut short shows, and only the same file may finish it)."""
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -13,7 +16,20 @@ from graph.access import GraphStore, ProfileGraph, ProfileTx
 from graph.directory import ids_held_elsewhere
 from graph.errors import InvalidInputError
 from graph.transfer import queries as q
-from graph.transfer.lines import EDGES, NODE_KEYS, EdgeLine, Header, NodeLine, decode_value, parse, refuse
+from graph.transfer.lines import (
+    EDGES,
+    NODE_KEYS,
+    UNPROVEN_VERSION,
+    Closing,
+    EdgeLine,
+    Header,
+    NodeLine,
+    decode_value,
+    is_closing,
+    is_edge,
+    parse,
+    refuse,
+)
 from graph.transfer.models import ImportReport
 
 BATCH = 500
@@ -26,6 +42,13 @@ class _Checked:
     header: Header
     keys: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     edges: int = 0
+    # Of every line before the closing one, as the exporter hashed them.
+    sha256: Any = field(default_factory=hashlib.sha256)
+    closing: Closing | None = None
+
+    @property
+    def nodes(self) -> int:
+        return sum(len(keys) for keys in self.keys.values())
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
@@ -61,26 +84,69 @@ def _check_edge(number: int, line: EdgeLine, checked: _Checked) -> None:
     checked.edges += 1
 
 
-def check_file(path: Path) -> _Checked:
-    """The whole file against the format; the first problem is refused with its line number."""
+def check_file(path: Path, accept_unproven: bool = False) -> _Checked:
+    """The whole file against the format; the first problem is refused with its line number.
+
+    A format 2 file must end with its closing line, whose counts and checksum match what came
+    before; a format 1 file, which has none, only with `accept_unproven`."""
     lines = _lines(path)
     first = next(lines, None)
     if first is None:
         raise InvalidInputError(f"{path} is empty; nothing was imported.")
     checked = _Checked(parse(first[0], first[1], Header))
+    _check_version(checked.header, accept_unproven)
+    checked.sha256.update(first[1].encode("utf-8"))
+    last = first[0]
     for number, text in lines:
-        if _is_edge(text):
+        last = number
+        if checked.closing is not None:
+            raise refuse(number, "a line after the closing line")
+        if is_closing(text):
+            checked.closing = parse(number, text, Closing)
+            continue
+        checked.sha256.update(text.encode("utf-8"))
+        if is_edge(text):
             _check_edge(number, parse(number, text, EdgeLine), checked)
         elif checked.edges:
             raise refuse(number, "a node after the relationships; nodes come first")
         else:
             _check_node(number, parse(number, text, NodeLine), checked)
+    _check_whole(checked, last)
     return checked
 
 
-def _is_edge(text: str) -> bool:
-    # `dump` sorts keys, so an edge line opens with {"edge": ...; a node line never does.
-    return text.lstrip().startswith('{"edge"')
+def _check_version(header: Header, accept_unproven: bool) -> None:
+    if header.reverie_export == UNPROVEN_VERSION and not accept_unproven:
+        raise InvalidInputError(
+            "this file is in export format 1, written by an earlier Reverie: it has no closing line, "
+            "so nothing shows that it is whole. Export the profile again with this version (`reverie "
+            "profile export P`), or, to import it as it is, pass --accept-unproven. Nothing was imported."
+        )
+
+
+def _check_whole(checked: _Checked, last: int) -> None:
+    closing = checked.closing
+    if checked.header.reverie_export == UNPROVEN_VERSION:
+        if closing is not None:
+            raise refuse(last, "a closing line in a format 1 file")
+    elif closing is None:
+        raise refuse(
+            last,
+            "the file ends here without the closing line every export writes last: it was cut short. "
+            "Copy or export it again",
+        )
+    elif (closing.nodes, closing.relationships) != (checked.nodes, checked.edges):
+        raise refuse(
+            last,
+            f"the closing line counts {closing.nodes} nodes and {closing.relationships} relationships, "
+            f"the file holds {checked.nodes} and {checked.edges}",
+        )
+    elif closing.sha256 != checked.sha256.hexdigest():
+        raise refuse(
+            last, "the lines do not match the closing line's checksum: the file was changed after export"
+        )
+    if checked.nodes == 0:
+        raise refuse(last, "the file holds no nodes")
 
 
 async def _check_ids_free(store: GraphStore, profile_id: str, checked: _Checked) -> None:
@@ -112,7 +178,7 @@ async def _write_batches(graph: ProfileGraph, path: Path, edges: bool) -> None:
         await graph.write(ProfileTx.run, query, rows=rows)
 
     for number, text in _lines(path):
-        if number == 1 or _is_edge(text) != edges:
+        if number == 1 or is_closing(text) or is_edge(text) != edges:
             continue
         if edges:
             edge = EdgeLine.model_validate_json(text)
@@ -129,18 +195,38 @@ async def _write_batches(graph: ProfileGraph, path: Path, edges: bool) -> None:
             await flush(kind)
 
 
-async def import_profile(store: GraphStore, profile_id: str, path: Path) -> ImportReport:
-    """Check the file whole, check its ids are free, then write it into `profile_id`."""
-    checked = check_file(path)
+async def import_profile(
+    store: GraphStore, profile_id: str, path: Path, accept_unproven: bool = False
+) -> ImportReport:
+    """Check the file whole, check its ids are free and the profile holds no unfinished import
+    of another file, then write it into `profile_id` between setting and clearing the mark."""
+    checked = check_file(path, accept_unproven)
     graph = store.profile(profile_id)
+    sha256 = checked.sha256.hexdigest()
+    await _check_unfinished(graph, sha256)
     await _check_ids_free(store, graph.profile_id, checked)
+    await graph.write(ProfileTx.run, q.MARK_IMPORT, sha256=sha256)
     # Nodes first, so every relationship finds both its ends.
     await _write_batches(graph, path, edges=False)
     await _write_batches(graph, path, edges=True)
+    await graph.write(ProfileTx.run, q.CLEAR_IMPORT, file_has_profile=bool(checked.keys["Profile"]))
     return ImportReport(
         profile_id=graph.profile_id,
         source_profile_id=checked.header.profile_id,
-        nodes=sum(len(keys) for keys in checked.keys.values()),
+        nodes=checked.nodes,
         edges=checked.edges,
         embeddings=checked.header.embeddings,
     )
+
+
+async def _check_unfinished(graph: ProfileGraph, sha256: str) -> None:
+    """An import cut short is finished by the same file (its writes merge); no other file may
+    land on top of it."""
+    row = await graph.read(ProfileTx.single, q.IMPORT_PENDING)
+    pending = row["sha256"] if row else None
+    if pending and pending != sha256:
+        raise InvalidInputError(
+            f"profile {graph.profile_id!r} holds an import of another file that did not finish: import "
+            f"that file again to finish it, or erase the half-imported profile (`reverie profile delete "
+            f"{graph.profile_id} --yes`) first. Nothing was imported."
+        )

@@ -75,3 +75,27 @@ IMPORT_EDGES = {
     )
     for start, kind, end in EDGES
 }
+# An import marks its profile first and clears the mark last, so one cut short shows. The
+# Profile node is made for the mark if the profile had none; it goes again if the file had none.
+IMPORT_PENDING = ScopedQuery(
+    "import_pending",
+    "MATCH (p:Profile {profile_id: $profile_id}) RETURN p.import_pending AS sha256",
+)
+MARK_IMPORT = ScopedQuery(
+    "mark_import",
+    """
+    MERGE (p:Profile {profile_id: $profile_id})
+    ON CREATE SET p.import_created = true
+    SET p.import_pending = $sha256
+    """,
+)
+CLEAR_IMPORT = ScopedQuery(
+    "clear_import",
+    """
+    MATCH (p:Profile {profile_id: $profile_id})
+    WITH p, p.import_created AS created
+    REMOVE p.import_pending, p.import_created
+    WITH p, created WHERE created AND NOT $file_has_profile
+    DELETE p
+    """,
+)

@@ -75,7 +75,7 @@ async def dreaming_status(ctx: Ctx) -> DreamingStatusResult:
         next_run_local=next_local,
         next_run_utc=next_local.astimezone(UTC) if next_local else None,
         counts=state.counts,
-        semantic=await semantic_status(graph, app.embedder),
+        semantic=await semantic_status(graph, app.embedder, app.healer),
         routes=DreamingRoutes(
             host_tools=True,
             sampling=offers_sampling(ctx),

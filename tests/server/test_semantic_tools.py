@@ -42,6 +42,8 @@ async def test_recall_memory_finds_a_paraphrase_and_keeps_when_it_was_said(call:
         "embedded": 2,
         "pending": 0,
         "pending_by_kind": {"fragment": 0, "claim": 0, "fact": 0, "dream": 0},
+        "backfill": status["semantic"]["backfill"],  # the server's own: tests/server/test_vector_healing.py
+        "backfilled": 0,
     }
 
 

@@ -36,6 +36,7 @@ EDGES: Final = frozenset({
     ("Dream", "DREAMED_FROM", "Fact"),
     ("Dream", "DREAMED_FROM", "Forgotten"),
     ("Dream", "HAS_FEEDBACK", "DreamFeedback"),
+    ("Dream", "HAS_REVISION", "DreamRevision"),
     ("Dream", "FEEDBACK_EVIDENCE", "SourceFragment"),
 })  # fmt: skip
 # Written by the importer itself, or runtime state that means nothing in another graph.
@@ -43,7 +44,7 @@ RESERVED: Final = frozenset({"profile_id", "profile_key", "embedding"})
 RUNTIME: Final = frozenset({"cycle_run_id", "cycle_lease_expires_at", "lock_touched_at", "locked_at"})
 Label = Literal[
     "SourceFragment", "Claim", "Fact", "Clarification", "FactSlot", "Dream", "DreamFeedback",
-    "DreamRun", "Forgotten", "Profile",
+    "DreamRevision", "EmptyPair", "DreamRun", "Forgotten", "Profile",
 ]  # fmt: skip
 Scalar = str | int | float | bool | None
 Value = Scalar | list[str] | list[float] | list[int] | dict[str, str]

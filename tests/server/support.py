@@ -90,6 +90,16 @@ async def promote(call: CallTool, dream_id: object, words: str, *claims: dict[st
     )
 
 
+def dream_words(subject: str) -> dict[str, str]:
+    """A dream's four texts as a host writes them with `write_dream`."""
+    return {
+        "hypothesis": f"The person keeps coming back to {subject}.",
+        "why": f"Both memories name {subject}.",
+        "what_if": f"What if {subject} matters more than either mention shows?",
+        "possible_outcome": f"Ask about {subject} when it comes up again.",
+    }
+
+
 async def fill(call: CallTool) -> None:
     """One of every kind of node a profile can hold."""
     for text in MEMORIES:
@@ -102,11 +112,8 @@ async def fill(call: CallTool) -> None:
     await call(
         "write_dream",
         source_ids=written["source_ids"],
-        hypothesis="These two belong together.",
-        why="The same words in both.",
-        what_if="What if they are one story?",
-        possible_outcome="Ask the person.",
         statement=claim_of("likes", "stories"),
+        **dream_words("stories"),
     )
     run = await call("run_dreaming_cycle", max_outputs=3)
     dream_id = next(phase for phase in run["phases"] if phase["phase"] == "dream")["dream_ids"][0]

@@ -16,7 +16,7 @@ from mcp_types import Implementation
 from graph.access import ConnectionSettings
 from server.app import build_server
 from tests.server.conftest import error_text, settings_for, structured
-from tests.server.support import MEMORIES, claim_of, database, first_dream, remember_all
+from tests.server.support import MEMORIES, claim_of, database, dream_words, first_dream, remember_all
 
 pytestmark = pytest.mark.anyio
 
@@ -61,16 +61,7 @@ async def remembered(host: Host) -> dict[str, str]:
     return dict(zip(MEMORIES, ids, strict=True))
 
 
-def words(subject: str) -> dict[str, str]:
-    return {
-        "hypothesis": f"The person keeps coming back to {subject}.",
-        "why": f"Both memories name {subject}.",
-        "what_if": f"What if {subject} matters more than either mention shows?",
-        "possible_outcome": f"Ask about {subject} when it comes up again.",
-    }
-
-
-async def test_a_host_without_sampling_lists_candidates_then_writes_a_dream_in_its_own_words(
+async def test_a_host_without_sampling_lists_candidates_then_writes_a_dream_in_its_own_dream_words(
     host: Host,
 ) -> None:
     await remembered(host)
@@ -83,13 +74,13 @@ async def test_a_host_without_sampling_lists_candidates_then_writes_a_dream_in_i
 
     statement = claim_of("likes", chosen["shared_terms"][0] if chosen["shared_terms"] else "it")
     written = await host.call(
-        "write_dream", source_ids=chosen["source_ids"], statement=statement, **words("this thread")
+        "write_dream", source_ids=chosen["source_ids"], statement=statement, **dream_words("this thread")
     )
 
     assert written["outcome"] == "written" and written["generator"] == f"host:{HOST_NAME}"
     assert abs(written["likelihood"] - chosen["likelihood"]) < 0.05  # the evidence's, as listed
     dream = await host.call("get_dream", dream_id=written["dream_id"])
-    assert dream["hypothesis"] == words("this thread")["hypothesis"]
+    assert dream["hypothesis"] == dream_words("this thread")["hypothesis"]
     assert dream["generator"] == f"host:{HOST_NAME}" and dream["status"] == "proposed"
     assert {s["id"] for s in dream["sources"]} == set(chosen["source_ids"])
     assert dream["statement"]["predicate"] == "likes" and dream["statement"]["object"] == statement["object"]
@@ -107,13 +98,13 @@ async def test_a_yes_alone_promotes_with_the_stored_statement_through_the_gates(
         "write_dream",
         source_ids=[ids[SARAMAGO_TUTOR], ids[SARAMAGO_READ]],
         statement=supported,
-        **words("Saramago"),
+        **dream_words("Saramago"),
     )
     unsupported = await host.call(
         "write_dream",
         source_ids=[ids[HERBERT_BAKING], ids[HERBERT_FEEDING]],
         statement=claim_of("uses", "rye flour"),
-        **words("Herbert"),
+        **dream_words("Herbert"),
     )
 
     promoted = await host.call(
@@ -141,7 +132,7 @@ async def test_a_yes_alone_promotes_with_the_stored_statement_through_the_gates(
 async def test_the_same_pair_twice_and_bad_citations_are_refused_and_change_nothing(host: Host) -> None:
     ids = await remembered(host)
     first, second, third = ids[SARAMAGO_TUTOR], ids[SARAMAGO_READ], ids[MEMORIES[6]]
-    await host.call("write_dream", source_ids=[first, second], **words("Saramago"))
+    await host.call("write_dream", source_ids=[first, second], **dream_words("Saramago"))
     claimed = await host.call(
         "remember", content="I work at Acme Corp.", claims=[claim_of("works_at", "Acme Corp")]
     )
@@ -161,13 +152,13 @@ async def test_the_same_pair_twice_and_bad_citations_are_refused_and_change_noth
         ("2 to 4", [third]),
     ]
     for expected, source_ids in refusals:
-        text = await host.refused("write_dream", source_ids=source_ids, **words("anything"))
+        text = await host.refused("write_dream", source_ids=source_ids, **dream_words("anything"))
         assert expected in text and "othing was written" in text, (expected, text)
     incomplete = await host.refused("write_dream", source_ids=[third, ids[MEMORIES[5]]], hypothesis="A link?")
     assert "why" in incomplete
     outside = claim_of("likes", "novels", supported_by=[ids[MEMORIES[5]]])
     text = await host.refused(
-        "write_dream", source_ids=[third, ids[MEMORIES[4]]], statement=outside, **words("x")
+        "write_dream", source_ids=[third, ids[MEMORIES[4]]], statement=outside, **dream_words("x")
     )
     assert "supported_by" in text
     assert await host.dream_count() == 1
@@ -198,7 +189,7 @@ async def test_a_pair_judged_empty_is_never_listed_nor_dreamed_by_the_cycle_agai
     for dream_id in next(p for p in run["phases"] if p["phase"] == "dream")["dream_ids"]:
         dream = await host.call("get_dream", dream_id=dream_id)
         assert {s["id"] for s in dream["sources"]} != pair
-    assert "judged empty" in await host.refused("write_dream", source_ids=list(pair), **words("x"))
+    assert "judged empty" in await host.refused("write_dream", source_ids=list(pair), **dream_words("x"))
     assert "judged empty" in await host.refused("write_dream", source_ids=list(pair), verdict="empty")
     with_words = await host.refused("write_dream", source_ids=list(pair), verdict="empty", hypothesis="Hm.")
     assert "only the two source_ids" in with_words
@@ -235,11 +226,15 @@ async def test_another_profiles_memories_and_dreams_are_out_of_reach(
     host: Host, neo4j_settings: ConnectionSettings, profile_id: str
 ) -> None:
     ids = await remembered(host)
-    mine = await host.call("write_dream", source_ids=[ids[SARAMAGO_TUTOR], ids[SARAMAGO_READ]], **words("x"))
+    mine = await host.call(
+        "write_dream", source_ids=[ids[SARAMAGO_TUTOR], ids[SARAMAGO_READ]], **dream_words("x")
+    )
     async with await connect(neo4j_settings, profile_id + "-other", "legacy") as client:
         stranger = Host(client)
         own = [(await stranger.call("remember", content=text))["fragment"]["id"] for text in MEMORIES[:4]]
-        text = await stranger.refused("write_dream", source_ids=[own[0], ids[MEMORIES[5]]], **words("x"))
+        text = await stranger.refused(
+            "write_dream", source_ids=[own[0], ids[MEMORIES[5]]], **dream_words("x")
+        )
         assert "no memory of this profile" in text
         empty = await stranger.refused("write_dream", source_ids=[own[0], ids[MEMORIES[5]]], verdict="empty")
         assert "no memory of this profile" in empty
@@ -249,7 +244,7 @@ async def test_another_profiles_memories_and_dreams_are_out_of_reach(
         assert {m for c in listed for m in c["source_ids"]} <= set(own)
         assert await stranger.dream_count() == 0
     kept = await host.call("get_dream", dream_id=mine["dream_id"])
-    assert kept["revisions"] == [] and kept["hypothesis"] == words("x")["hypothesis"]
+    assert kept["revisions"] == [] and kept["hypothesis"] == dream_words("x")["hypothesis"]
 
 
 async def test_forgetting_a_cited_memory_erases_the_host_dreams_words_statement_and_history(
@@ -261,7 +256,7 @@ async def test_forgetting_a_cited_memory_erases_the_host_dreams_words_statement_
         "write_dream",
         source_ids=[ids[HERBERT_BAKING], ids[HERBERT_FEEDING]],
         statement=claim_of("has_goal", f"bake {secret}", supported_by=[ids[HERBERT_BAKING]]),
-        **words(secret),
+        **dream_words(secret),
     )
     await host.call("write_dream", dream_id=written["dream_id"], hypothesis=f"Is {secret} the point?")
 

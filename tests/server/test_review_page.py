@@ -28,7 +28,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 from graph.access import ConnectionSettings
 from server.app import build_server
 from tests.server.conftest import CallTool, HttpServer, settings_for, structured
-from tests.server.support import claim_of, first_dream, remember_all
+from tests.server.support import claim_of, dream_words, first_dream, remember_all
 
 pytestmark = pytest.mark.anyio
 
@@ -151,11 +151,8 @@ async def test_a_host_written_dream_shows_its_writer_statement_and_earlier_words
         written = await call(
             "write_dream",
             source_ids=candidate["source_ids"],
-            hypothesis="Were these one story?",
-            why="Both name the same thing.",
-            what_if="What if it matters?",
-            possible_outcome="Ask about it.",
             statement=claim_of("likes", "long stories"),
+            **dream_words("one story"),
         )
         await call("write_dream", dream_id=written["dream_id"], hypothesis="Is this one story?")
 
@@ -163,7 +160,7 @@ async def test_a_host_written_dream_shows_its_writer_statement_and_earlier_words
     page.get(f"{http_server.base}/review/dreams/{written['dream_id']}")
     shown = text_of(page)
     assert "Is this one story?" in shown and f"by host:{name}" in shown
-    assert "user likes long stories" in shown and "Were these one story?" in shown
+    assert "user likes long stories" in shown and dream_words("one story")["hypothesis"] in shown
     assert page.execute_script("return window.pwned") is None
     screenshot(page, "host-dream")
 

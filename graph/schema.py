@@ -28,7 +28,7 @@ _VECTOR_OPTIONS: Final = (
 # it whole. `Recallable` is a second label of fragments, claims and facts, not a kind of its own.
 PROFILE_LABELS: Final = (
     "SourceFragment", "Claim", "Fact", "Clarification", "FactSlot", "Dream", "DreamFeedback",
-    "DreamRun", "Forgotten", "Profile",
+    "DreamRevision", "EmptyPair", "DreamRun", "Forgotten", "Profile",
 )  # fmt: skip
 
 SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
@@ -39,6 +39,8 @@ SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE CONSTRAINT clarification_id IF NOT EXISTS FOR (n:Clarification) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT dream_id IF NOT EXISTS FOR (n:Dream) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT dreamfeedback_id IF NOT EXISTS FOR (n:DreamFeedback) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT dreamrevision_id IF NOT EXISTS FOR (n:DreamRevision) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT emptypair_id IF NOT EXISTS FOR (n:EmptyPair) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT dreamrun_id IF NOT EXISTS FOR (n:DreamRun) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT forgotten_id IF NOT EXISTS FOR (n:Forgotten) REQUIRE n.id IS UNIQUE",
     # Deduplication and one-writer-per-slot guarantees are held by the database, not by code.
@@ -51,6 +53,9 @@ SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE CONSTRAINT dreamrun_scheduled_date IF NOT EXISTS FOR (n:DreamRun) "
     "REQUIRE (n.profile_id, n.scheduled_date) IS UNIQUE",
     "CREATE CONSTRAINT dream_pair IF NOT EXISTS FOR (n:Dream) REQUIRE (n.profile_id, n.pair_key) IS UNIQUE",
+    # A pair the host judged empty is never proposed again (`graph/dreams/host.py`).
+    "CREATE CONSTRAINT empty_pair IF NOT EXISTS FOR (n:EmptyPair) "
+    "REQUIRE (n.profile_id, n.pair_key) IS UNIQUE",
     # A replayed remember whose key belonged to a forgotten fragment is refused, not re-stored.
     "CREATE INDEX forgotten_key IF NOT EXISTS FOR (n:Forgotten) ON (n.profile_id, n.idempotency_key)",
     "CREATE INDEX fragment_created IF NOT EXISTS FOR (n:SourceFragment) ON (n.profile_id, n.created_at)",

@@ -37,6 +37,7 @@ from scheduler.nightly import NightlyScheduler
 from server.context import AppContext, LiveApp, Transport
 from server.lone_surrogates import MendLoneSurrogates
 from server.models import open_endpoint, unattended_generator
+from server.prompts import register as register_prompts
 from server.review import mount_review
 from server.settings import ReverieSettings
 from server.stdio_frames import answer_bad_frames
@@ -51,8 +52,10 @@ Reverie keeps a long-term memory of one person and lets it dream. Use `remember`
 the person said (with the claims you extracted), `recall_memory` before answering questions
 about them, and treat `related_dreams` in recall results as hypotheses to ask the person
 about, never as facts. Review dreams with `list_dreams` / `get_dream` and record the person's
-answer with `resolve_dream_feedback`. When the person asks you to forget something, find it with
-`recall_memory` and erase it with `forget_memory` (`retract_memory` keeps the words).
+answer with `resolve_dream_feedback`. You can dream yourself: `list_dream_candidates`, then
+`write_dream` in your own words (the prompts review_dreams and dream_now say how). When the
+person asks you to forget something, find it with `recall_memory` and erase it with
+`forget_memory` (`retract_memory` keeps the words).
 """
 
 
@@ -113,9 +116,11 @@ class ReverieServer(MCPServer[AppContext]):
         arguments: dict[str, Any] | None = None,
         context: Context[AppContext, Any] | None = None,
     ) -> GetPromptResult | InputRequiredResult:
-        if name not in {prompt.name for prompt in await self.list_prompts()}:
+        known = sorted(prompt.name for prompt in await self.list_prompts())
+        if name not in known:
             raise MCPError(
-                code=INVALID_PARAMS, message=f"Unknown prompt {name[:100]!r}: prompts/list names them."
+                code=INVALID_PARAMS,
+                message=f"Unknown prompt {name[:100]!r}; the prompts are: {', '.join(known)}.",
             )
         return await super().get_prompt(name, arguments, context)
 
@@ -229,6 +234,7 @@ def build_server(
         **auth_kwargs,  # type: ignore[arg-type]
     )
     register_all(server)
+    register_prompts(server)
     if tokens is not None:
         mount_review(server, live, tokens)
     return server

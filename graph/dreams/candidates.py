@@ -305,3 +305,31 @@ async def find_candidates(
         seeds = await _seeds(tx, now, max(MIN_SEEDS, max_outputs // 2 + 4))
         pairs = await _seeded(tx, space, seeds, corpus_size, max_outputs)
     return await _unlinked(tx, [pair for pair in pairs if link_score(pair) is not None])
+
+
+async def pair_evidence(
+    tx: ProfileTx, pairs: Sequence[tuple[Memory, Memory]], model: str | None
+) -> list[CandidatePair]:
+    """The evidence between given memories, weighed as `find_candidates` weighs a pair it finds
+    (a host may cite memories the finder never paired)."""
+    corpus_size = max(count_of(await tx.single(q.CORPUS_SIZE)), 1)
+    space = await open_space(tx, model) if model else None
+    found = _distinct(_Found(first, second, None) for first, second in pairs)
+    if isinstance(space, ExactSpace) and len(space.memories) > 1:
+        by_root = _word_frequency(space.memories)
+
+        def frequency(term: str) -> int:
+            return by_root.get(term_root(term), 1)
+    else:
+        words = {term for item in found.values() for term in shared_terms(item.seed.text, item.other.text)}
+        counted = await _frequencies(tx, words, common_ceiling(corpus_size))
+
+        def frequency(term: str) -> int:
+            return counted.get(term, 1)
+
+    meanings = {}
+    if space is not None:
+        # `_meanings` reads the other memories' neighbourhoods; the seeds' it is given.
+        seeds = list({item.seed.id: item.seed for item in found.values()}.values())
+        meanings = await _meanings(space, found, await space.neighbours(seeds, NEIGHBOURHOOD))
+    return [_candidate(item, meanings.get(key), frequency, corpus_size) for key, item in found.items()]

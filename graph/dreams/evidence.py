@@ -284,10 +284,15 @@ def is_restatement(pair: CandidatePair) -> bool:
     return bool(union) and len(first & second) / len(union) >= NEAR_DUPLICATE_OVERLAP
 
 
+def evidence_score(pair: CandidatePair) -> float:
+    """Meaning and rare words as one number, whether or not it makes a connection."""
+    return meaning_score(pair) + word_score(pair)
+
+
 def link_score(pair: CandidatePair) -> float | None:
     """The pair's evidence as one number, or None when it is no connection worth a dream."""
     if is_restatement(pair):
         return None
-    score = meaning_score(pair) + word_score(pair)
+    score = evidence_score(pair)
     floor = MIN_LINK_SCORE if pair.meaning is not None else MIN_LEXICAL_SCORE
     return score if score >= floor else None

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field, computed_field
 
 from graph.base import Frozen
-from graph.memory.models import ClaimResult, ClarificationView
+from graph.memory.models import ClaimInput, ClaimResult, ClarificationView
 
 
 class DreamStatus(StrEnum):
@@ -53,6 +53,18 @@ class FeedbackEntry(Frozen):
     to_status: DreamStatus
 
 
+# Words a dream had before it was reworded, and who wrote them (no docstring: tools/list
+# would repeat it in get_dream's schema).
+class DreamRevision(Frozen):
+    at: datetime = Field(description="When they were replaced")
+    generator: str = Field(description="Who wrote them")
+    hypothesis: str
+    why: str | None = None
+    what_if: str
+    possible_outcome: str
+    statement: ClaimInput | None = None
+
+
 class DreamDraft(Frozen):
     """A hypothesis a generator proposes, before it is stored."""
 
@@ -88,6 +100,8 @@ class Dream(Frozen):
     stale_reason: str | None = None
     sources: list[DreamSource] = Field(default_factory=list)
     feedback: list[FeedbackEntry] = Field(default_factory=list)
+    statement: ClaimInput | None = Field(default=None, description="For the person to confirm")
+    revisions: list[DreamRevision] = Field(default_factory=list, description="Earlier words, oldest first")
 
 
 class DreamSummary(Frozen):
@@ -172,6 +186,7 @@ class PromotionReport(Frozen):
     fragment_created: bool
     claims: list[ClaimResult] = Field(description="Each confirmed claim, its verdict and promotion outcome")
     clarifications: list[ClarificationView] = Field(description="Conflicts the claims opened for the person")
+    used_statement: bool = Field(default=False, description="The dream's stored statement was the claim")
     outcome: PromotionStage = Field(
         description="promoted: a claim became a fact; not_promoted: claims failed verification or "
         "gates; awaiting_claims: no claims were sent"
@@ -182,3 +197,38 @@ class PromotionReport(Frozen):
 class FeedbackResult(Frozen):
     dream: Dream
     promotion: PromotionReport | None = None
+
+
+class CandidateMemory(Frozen):
+    id: str
+    kind: Literal["fact", "fragment"]
+    text: str = Field(description="Its words, shortened past 400 characters")
+    occurred_at: datetime = Field(description="When it happened, else when it was stored")
+    stored_at: datetime
+
+
+# Two memories the dream phase would link, with the evidence it saw (no docstring, as above).
+class DreamCandidate(Frozen):
+    source_ids: list[str] = Field(description="Cite these in write_dream")
+    memories: list[CandidateMemory]
+    shared_terms: list[str] = Field(description="Rare words both use, strongest first")
+    why: str = Field(description="The evidence in one line")
+    link_score: float
+    likelihood: float
+    confidence: float
+
+
+class CandidateList(Frozen):
+    candidates: list[DreamCandidate]
+
+
+HostOutcome = Literal["written", "reworded", "judged_empty"]
+
+
+# What write_dream did (no docstring, as above).
+class HostDreamResult(Frozen):
+    outcome: HostOutcome
+    dream_id: str | None
+    generator: str = Field(description="Who wrote it: host:<client name>")
+    likelihood: float | None
+    confidence: float | None

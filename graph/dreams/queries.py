@@ -172,12 +172,19 @@ FACT_EVIDENCE_IDS = ScopedQuery(
     RETURN fact_id AS id, collect(s.id) AS linked
     """,
 )
+# Pairs dreamed before in any status, or judged empty by the host (`graph/dreams/host.py`).
 DREAMED_PAIRS = ScopedQuery(
     "dreamed_pairs",
     """
     UNWIND $keys AS key
-    MATCH (d:Dream {profile_id: $profile_id, pair_key: key})
-    RETURN key AS pair_key
+    CALL (key) {
+        MATCH (d:Dream {profile_id: $profile_id, pair_key: key})
+        RETURN d.id AS id
+      UNION
+        MATCH (e:EmptyPair {profile_id: $profile_id, pair_key: key})
+        RETURN e.id AS id
+    }
+    RETURN DISTINCT key AS pair_key
     """,
 )
 # The memories each of `$fragments` and `$facts` was already dreamed together with, in any status.
@@ -415,6 +422,9 @@ GET_DREAM = ScopedQuery(
     WITH d, collect(s) AS sources
     OPTIONAL MATCH (d)-[:HAS_FEEDBACK]->(fb)
     WITH d, sources, fb ORDER BY fb.at
+    WITH d, sources, collect(fb) AS feedback
+    OPTIONAL MATCH (d)-[:HAS_REVISION]->(rv)
+    WITH d, sources, feedback, rv ORDER BY rv.at
     RETURN d {.*} AS dream,
            [s IN sources | {kind: CASE WHEN s:Fact THEN 'fact' WHEN s:Claim THEN 'claim'
                                        WHEN s:Forgotten THEN 'forgotten' ELSE 'fragment' END,
@@ -422,7 +432,9 @@ GET_DREAM = ScopedQuery(
                             active: coalesce(s.status = 'active', false),
                             status: coalesce(s.status, 'active'),
                             at: coalesce(s.occurred_at, s.recorded_at, s.created_at)}] AS sources,
-           [x IN collect(fb) | x {.at, .decision, .feedback, .from_status, .to_status}] AS feedback
+           [x IN feedback | x {.at, .decision, .feedback, .from_status, .to_status}] AS feedback,
+           [x IN collect(rv) | x {.at, .generator, .hypothesis, .why, .what_if, .possible_outcome,
+                                  .statement}] AS revisions
     """,
 )
 # Writing a property first locks the dream, so concurrent feedback is applied one at a time.

@@ -17,6 +17,7 @@ from typing import Any, Final, Literal
 
 from graph.dreams.models import (
     Dream,
+    DreamRevision,
     DreamStatus,
     DreamSummary,
     PhaseReport,
@@ -25,6 +26,7 @@ from graph.dreams.models import (
 )
 from graph.embedding.catalog import cosine_of_score
 from graph.errors import CycleAlreadyRunningError
+from graph.memory.models import ClaimInput
 from graph.rows import Row, one_of, time_of
 
 MemoryKind = Literal["fact", "fragment"]
@@ -123,6 +125,24 @@ class TermFrequency:
     def from_row(cls, row: Row) -> TermFrequency:
         """From `TERM_FREQUENCY`."""
         return cls(str(row["term"]), int(row["frequency"]))
+
+
+@dataclass(frozen=True)
+class Cited:
+    """What an id a host cites names in this profile: `memory` when it is a live fragment or fact
+    a dream can cite, else `found` says what it is (None: nothing of this profile)."""
+
+    id: str
+    found: Literal["fragment", "fact", "claim", "forgotten"] | None
+    status: str | None
+    memory: Memory | None
+
+    @classmethod
+    def from_row(cls, row: Row) -> Cited:
+        """From `CITED` (`graph/dreams/host_queries.py`)."""
+        found = row["found"]
+        live = found in ("fragment", "fact") and row["state"] == "active"
+        return cls(str(row["source_id"]), found, row["state"], memory_from_row(row) if live else None)
 
 
 def linked_ids_from_rows(rows: Iterable[Row]) -> dict[str, set[str]]:
@@ -256,6 +276,38 @@ class StatusCount:
         return cls(DreamStatus(row["status"]), int(row["count"]))
 
 
+@dataclass(frozen=True)
+class DreamToReword:
+    """An open or closed dream as rewording reads it, locked."""
+
+    status: DreamStatus
+    likelihood: float
+    confidence: float
+    revisions: int
+    fragment_ids: tuple[str, ...]  # the fragments it cites
+
+    @classmethod
+    def from_row(cls, row: Row) -> DreamToReword:
+        """From `LOCK_FOR_REWORDING` (`graph/dreams/host_queries.py`)."""
+        return cls(
+            DreamStatus(row["status"]),
+            float(row["likelihood"]),
+            float(row["confidence"]),
+            int(row["revisions"]),
+            tuple(row["fragment_ids"]),
+        )
+
+
+def stored_statement_from_row(row: Row) -> ClaimInput | None:
+    """From `STORED_STATEMENT`: the dream's statement, resting only on cited fragments still
+    active (one retracted since is dropped from its support)."""
+    statement = statement_of(row)
+    if statement is None:
+        return None
+    live = set(row["active_fragment_ids"])
+    return statement.model_copy(update={"supported_by": [i for i in statement.supported_by if i in live]})
+
+
 def dream_status_from_row(row: Row) -> DreamStatus:
     """From `LOCK_DREAM`: the status of the dream just locked."""
     return DreamStatus(row["status"])
@@ -266,9 +318,30 @@ def dream_summary_from_row(row: Row) -> DreamSummary:
     return DreamSummary.model_validate(row["dream"])
 
 
+_DREAM_PARTS = ("sources", "feedback", "revisions", "statement")
+
+
+def statement_of(stored: Mapping[str, Any]) -> ClaimInput | None:
+    """A dream's (or revision's) statement, stored as the JSON of a `ClaimInput`."""
+    text = stored.get("statement")
+    return ClaimInput.model_validate_json(text) if text else None
+
+
 def dream_from_row(row: Row) -> Dream:
-    """From `GET_DREAM`: the dream, its sources (every one with its words) and the feedback on it.
-    A property the dream node lacks reads as null."""
+    """From `GET_DREAM`: the dream, its sources (every one with its words), the feedback on it and
+    its earlier words. A property the dream node lacks reads as null."""
     stored = row["dream"]
-    fields = {name: stored.get(name) for name in Dream.model_fields if name not in ("sources", "feedback")}
-    return Dream.model_validate({**fields, "sources": row["sources"], "feedback": row["feedback"]})
+    fields = {name: stored.get(name) for name in Dream.model_fields if name not in _DREAM_PARTS}
+    revisions = [
+        DreamRevision.model_validate({**revision, "statement": statement_of(revision)})
+        for revision in row["revisions"]
+    ]
+    return Dream.model_validate(
+        {
+            **fields,
+            "sources": row["sources"],
+            "feedback": row["feedback"],
+            "revisions": revisions,
+            "statement": statement_of(stored),
+        }
+    )

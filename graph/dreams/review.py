@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from graph.access import ProfileGraph, ProfileTx
@@ -13,6 +13,7 @@ from graph.clock import utcnow
 from graph.dreams import queries as q
 from graph.dreams.config import DreamingConfig, effective_config
 from graph.dreams.cursor import decode_cursor, encode_cursor
+from graph.dreams.host import stored_statement
 from graph.dreams.lifecycle import next_status
 from graph.dreams.models import (
     MAX_FEEDBACK_CHARS,
@@ -117,6 +118,8 @@ class Confirmation:
     words: str
     claims: Sequence[ClaimInput] = ()
     authority: Authority = "primary"
+    # The claims are the statement the dream holds, sent by no one in this call.
+    from_statement: bool = False
 
 
 def _check_feedback(
@@ -169,6 +172,7 @@ async def _promote(
         fragment_created=result.fragment.created,
         claims=result.claims,
         clarifications=result.clarifications,
+        used_statement=confirmation.from_statement,
         outcome=stage,
         message=message,
     )
@@ -197,8 +201,14 @@ async def resolve_feedback(
     vectors: VectorKeeper | None = None,
 ) -> FeedbackResult:
     """Record the person's verdict. promote_candidate stores their words (and the claims the
-    host extracted from them) through the same verification and gates as `remember`."""
+    host extracted from them) through the same verification and gates as `remember`; sent no
+    claims, it takes the statement the dream holds (`graph/dreams/host.py`), for which the
+    person's words are the evidence all the same."""
     confirmation = _check_feedback(decision, feedback, claims, authority)
+    if confirmation is not None and not confirmation.claims:
+        statement = await graph.read(stored_statement, dream_id)
+        if statement is not None:
+            confirmation = replace(confirmation, claims=(statement,), from_statement=True)
     passages = None
     if confirmation is not None:
         # The confirmation is written inside the verdict's transaction, with its vectors: the

@@ -93,12 +93,13 @@ def _describe(memory: Memory) -> str:
     return f"{kind} (quality {memory.quality:.2f})"
 
 
-def _likelihood(pair: CandidatePair, score: float) -> float:
+def likelihood(pair: CandidatePair, score: float) -> float:
     verified = sum(memory.kind == "fact" for memory in (pair.first, pair.second))
-    return round(min(0.9, (1 - math.exp(-score / 4)) * (0.85 + 0.05 * verified)), 3)
+    # A pair below any connection (a host may cite one) scores 0, never below.
+    return round(min(0.9, (1 - math.exp(-max(score, 0.0) / 4)) * (0.85 + 0.05 * verified)), 3)
 
 
-def _confidence(pair: CandidatePair) -> float:
+def confidence(pair: CandidatePair) -> float:
     quality = (pair.first.quality + pair.second.quality) / 2
     # Meaning and words agreeing is worth more than either alone.
     kinds = (meaning_score(pair) >= 1.5) + (word_score(pair) >= 0.5)
@@ -199,22 +200,28 @@ def write(pair: CandidatePair, score: float) -> DreamTexts:
         f'If so, "{excerpt(later.text, term, SHORT_CHARS)}" should be recalled together with '
         f'"{excerpt(earlier.text, term, SHORT_CHARS)}", and the person can confirm the link as memory.'
     )
-    rationale = " ".join(
-        [
-            *_evidence_lines(pair),
-            f"Said {gap} ({when_first}, {when_second}).",
-            f"Sources: {_describe(earlier)} and {_describe(later)}.",
-            f"Likelihood follows the link score {score:.1f} (meaning {meaning_score(pair):.1f} + words "
-            f"{word_score(pair):.1f}) and how many sources are verified facts; confidence follows the "
-            "sources' quality and whether meaning and words agree.",
-        ]
-    )
     return DreamTexts(
         hypothesis=hypothesis,
         why=why,
         what_if=what_if,
         possible_outcome=outcome,
-        rationale=rationale,
-        likelihood=_likelihood(pair, score),
-        confidence=_confidence(pair),
+        rationale=rationale(pair, score),
+        likelihood=likelihood(pair, score),
+        confidence=confidence(pair),
+    )
+
+
+def rationale(pair: CandidatePair, score: float) -> str:
+    """Every figure behind the scores, whoever words the dream."""
+    earlier, later = sorted((pair.first, pair.second), key=lambda memory: memory.when())
+    gap = _gap(pair.apart)
+    return " ".join(
+        [
+            *_evidence_lines(pair),
+            f"Said {gap} ({_date(earlier.when())}, {_date(later.when())}).",
+            f"Sources: {_describe(earlier)} and {_describe(later)}.",
+            f"Likelihood follows the link score {score:.1f} (meaning {meaning_score(pair):.1f} + words "
+            f"{word_score(pair):.1f}) and how many sources are verified facts; confidence follows the "
+            "sources' quality and whether meaning and words agree.",
+        ]
     )

@@ -109,12 +109,17 @@ DROP_CLARIFICATIONS = ScopedQuery(
     """,
 )
 # A dream that cited a forgotten memory keeps its place in the history (id, pair, scores, run,
-# the decisions taken on it) and loses every text; an open one becomes stale.
+# who wrote it, the decisions taken on it) and loses every text: its statement and its earlier
+# words (revisions) too. An open one becomes stale.
 ERASE_DREAMS = ScopedQuery(
     "erase_dreams",
     """
     UNWIND $ids AS dream_id
     MATCH (d:Dream {profile_id: $profile_id, id: dream_id})
+    CALL (d) {
+        OPTIONAL MATCH (d)-[:HAS_REVISION]->(rv)
+        DETACH DELETE rv
+    }
     OPTIONAL MATCH (d)-[:DREAMED_FROM]->(s)
     WITH d, collect(s) AS sources
     OPTIONAL MATCH (d)-[:HAS_FEEDBACK]->(fb)

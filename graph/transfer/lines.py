@@ -42,6 +42,7 @@ EDGES: Final = frozenset({
     ("Dream", "DREAMED_FROM", "Fact"),
     ("Dream", "DREAMED_FROM", "Forgotten"),
     ("Dream", "HAS_FEEDBACK", "DreamFeedback"),
+    ("Dream", "HAS_REVISION", "DreamRevision"),
     ("Dream", "FEEDBACK_EVIDENCE", "SourceFragment"),
 })  # fmt: skip
 # Written by the importer itself, or runtime state that means nothing in another graph.
@@ -52,7 +53,7 @@ RUNTIME: Final = frozenset({
 })  # fmt: skip
 Label = Literal[
     "SourceFragment", "Claim", "Fact", "Clarification", "FactSlot", "Dream", "DreamFeedback",
-    "DreamRun", "Forgotten", "Profile",
+    "DreamRevision", "EmptyPair", "DreamRun", "Forgotten", "Profile",
 ]  # fmt: skip
 Scalar = str | int | float | bool | None
 Value = Scalar | list[str] | list[float] | list[int] | dict[str, str]

@@ -5,9 +5,10 @@ from __future__ import annotations
 from mcp.server.mcpserver import MCPServer
 
 from server.context import AppContext
-from server.tools import dreaming, memory
+from server.tools import dreaming, host_dreaming, memory
 
 
 def register_all(server: MCPServer[AppContext]) -> None:
     memory.register(server)
     dreaming.register(server)
+    host_dreaming.register(server)

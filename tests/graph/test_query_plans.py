@@ -23,6 +23,7 @@ MODULES = (
     "graph.memory.queries",
     "graph.recall.semantic_queries",
     "graph.dreams.queries",
+    "graph.dreams.host_queries",
     "graph.embedding.queries",
     "graph.forgetting.queries",
     "graph.transfer.queries",

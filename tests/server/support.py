@@ -90,15 +90,35 @@ async def promote(call: CallTool, dream_id: object, words: str, *claims: dict[st
     )
 
 
+def dream_words(subject: str) -> dict[str, str]:
+    """A dream's four texts as a host writes them with `write_dream`."""
+    return {
+        "hypothesis": f"The person keeps coming back to {subject}.",
+        "why": f"Both memories name {subject}.",
+        "what_if": f"What if {subject} matters more than either mention shows?",
+        "possible_outcome": f"Ask about {subject} when it comes up again.",
+    }
+
+
 async def fill(call: CallTool) -> None:
     """One of every kind of node a profile can hold."""
     for text in MEMORIES:
         await call("remember", content=text)
     await call("remember", content="I work at Acme Corp.", claims=[claim_of("works_at", "Acme Corp")])
     await call("remember", content="I work at Beta Labs.", claims=[claim_of("works_at", "Beta Labs")])
+    # A pair the host judged empty, a dream it wrote (with a statement) and one it reworded.
+    empty, written, *_ = (await call("list_dream_candidates", limit=5))["candidates"]
+    await call("write_dream", source_ids=empty["source_ids"], verdict="empty")
+    await call(
+        "write_dream",
+        source_ids=written["source_ids"],
+        statement=claim_of("likes", "stories"),
+        **dream_words("stories"),
+    )
     run = await call("run_dreaming_cycle", max_outputs=3)
     dream_id = next(phase for phase in run["phases"] if phase["phase"] == "dream")["dream_ids"][0]
     await call("resolve_dream_feedback", dream_id=dream_id, decision="reinforce")
+    await call("write_dream", dream_id=dream_id, hypothesis="Plainer words?")
     kept = await call("remember", content="My locker code is 4417.")
     await call("forget_memory", ids=[kept["fragment"]["id"]])
 

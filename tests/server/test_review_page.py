@@ -10,10 +10,13 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import httpx2
 import pytest
+from mcp import Client
+from mcp_types import Implementation
 from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
@@ -22,8 +25,10 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from tests.server.conftest import CallTool, HttpServer
-from tests.server.support import first_dream, remember_all
+from graph.access import ConnectionSettings
+from server.app import build_server
+from tests.server.conftest import CallTool, HttpServer, settings_for, structured
+from tests.server.support import claim_of, dream_words, first_dream, remember_all
 
 pytestmark = pytest.mark.anyio
 
@@ -128,6 +133,36 @@ async def test_a_person_reviews_and_promotes_dreams_and_the_graph_follows(
     assert stored["status"] == "promoted" and stored["feedback"][-1]["feedback"] == words
     found = await call("recall_memory", query="Saramago novels")
     assert any(item["kind"] == "fact" and "Saramago novels" in item["text"] for item in found["results"])
+
+
+async def test_a_host_written_dream_shows_its_writer_statement_and_earlier_words(
+    page: WebDriver, http_server: HttpServer, neo4j_settings: ConnectionSettings, profile_id: str
+) -> None:
+    # A client may call itself anything: the page shows the name as text, never as markup.
+    name = '<img src=x onerror="window.pwned=1">'
+    server = build_server(settings_for(neo4j_settings, profile_id), "stdio")
+    async with Client(server, client_info=Implementation(name=name, version="1")) as client:
+
+        async def call(tool: str, **arguments: object) -> dict[str, Any]:
+            return structured(await client.call_tool(tool, arguments))
+
+        await remember_all(call)
+        [candidate] = (await call("list_dream_candidates", limit=1))["candidates"]
+        written = await call(
+            "write_dream",
+            source_ids=candidate["source_ids"],
+            statement=claim_of("likes", "long stories"),
+            **dream_words("one story"),
+        )
+        await call("write_dream", dream_id=written["dream_id"], hypothesis="Is this one story?")
+
+    sign_in(page, http_server, http_server.write_token)
+    page.get(f"{http_server.base}/review/dreams/{written['dream_id']}")
+    shown = text_of(page)
+    assert "Is this one story?" in shown and f"by host:{name}" in shown
+    assert "user likes long stories" in shown and dream_words("one story")["hypothesis"] in shown
+    assert page.execute_script("return window.pwned") is None
+    screenshot(page, "host-dream")
 
 
 async def test_a_person_answers_a_clarification_and_searches_memory(

@@ -18,8 +18,9 @@ from tests.server.support import claim_of, promote, remember_all, works_at
 
 pytestmark = pytest.mark.anyio
 
-# The issue's bound, measured as here (JSON of the listed tools); uncompacted the list was 61,853 bytes.
-MAX_TOOL_LIST_BYTES = 21_000
+# The issues' bound, measured as here (JSON of the listed tools); uncompacted the list was 61,853
+# bytes. 21,000 until the host's own dreaming tools (issue 28) raised it to 23,000.
+MAX_TOOL_LIST_BYTES = 23_000
 
 
 async def test_the_tool_list_stays_small_and_every_tool_keeps_its_title_and_schemas(client: Client) -> None:
@@ -52,8 +53,11 @@ async def test_every_tools_result_validates_against_its_output_schema(client: Cl
     await call("recall_memory", query="Lisbon marathon work", include_evidence=True)
     await call("reflect_memories", stale_after_days=1)
     await call("run_dreaming_cycle", dry_run=True)
+    [candidate, *_] = (await call("list_dream_candidates", limit=3))["candidates"]
+    await call("write_dream", source_ids=candidate["source_ids"], verdict="empty")
     await call("run_dreaming_cycle", max_outputs=3)
     [dream, *_] = (await call("list_dreams"))["dreams"]
+    await call("write_dream", dream_id=dream["id"], hypothesis="Is this one thread?")
     await call("get_dream", dream_id=dream["id"])
     await promote(call, dream["id"], "Yes, I love Saramago.", claim_of("likes", "Saramago"))
     await call("list_dream_runs")

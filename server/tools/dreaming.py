@@ -58,7 +58,7 @@ class DreamingStatusResult(BaseModel):
     next_run_utc: datetime | None
     counts: dict[str, int] = Field(description="Exact number of dreams per status")
     semantic: SemanticStatus = Field(description="The embedding model recall and dreams use, and its backlog")
-    routes: DreamingRoutes
+    routes: DreamingRoutes = Field(description="Which models can write dreams; who wrote the latest")
 
 
 @mapped_errors
@@ -102,9 +102,8 @@ async def run_dreaming_cycle(
     """Run a dreaming cycle now (even when nightly dreaming is off): reflect on memory health,
     re-evaluate earlier dreams, and propose new hypotheses linking existing memories.
 
-    Dreams are hypotheses for the person to review, never facts. When this client offers MCP
-    sampling, its model phrases and judges the best few; otherwise the model endpoint configured
-    on the server does, when there is one.
+    Dreams are hypotheses for the person to review, never facts. Worded by this client's model
+    when it offers sampling, else by the server's model endpoint, if any.
     """
     app = app_of(ctx)
     graph = await app.graph_for(write=not dry_run)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import inspect
 import logging
-import signal
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from importlib.metadata import version
@@ -95,15 +94,6 @@ class ReverieServer(MCPServer[AppContext]):
                 await lowlevel.run(messages, outgoing, lowlevel.create_initialization_options())
                 group.cancel_scope.cancel()
 
-    async def run_streamable_http_async(self, **kwargs: Any) -> None:
-        """The SDK's HTTP server, where a SIGTERM is a clean stop: uvicorn shuts down on it, then
-        raises it again, and Python's default handler ended the process as killed (-15)."""
-        previous = signal.signal(signal.SIGTERM, _stopped)
-        try:
-            await super().run_streamable_http_async(**kwargs)
-        finally:
-            signal.signal(signal.SIGTERM, previous)
-
     def streamable_http_app(self, **kwargs: Any) -> Starlette:
         """The SDK's HTTP app, reading a body with a lone surrogate (see `server.lone_surrogates`)."""
         app = super().streamable_http_app(**kwargs)
@@ -123,10 +113,6 @@ class ReverieServer(MCPServer[AppContext]):
                 message=f"Unknown prompt {name[:100]!r}; the prompts are: {', '.join(known)}.",
             )
         return await super().get_prompt(name, arguments, context)
-
-
-def _stopped(signum: int, frame: object) -> None:
-    raise SystemExit(0)
 
 
 async def resolve_connection(settings: ReverieSettings) -> ConnectionSettings:

@@ -23,8 +23,10 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from graph.access import validate_profile_id
 from graph.errors import InvalidInputError, validation_problems
+from server.errors import log_safe
 
 Scope = Literal["read", "write"]
+MAX_TOKEN_NAME_CHARS = 64
 # How long a token command waits for another one changing the same file.
 _LOCK_WAIT_S = 10
 
@@ -48,6 +50,18 @@ class TokenGrant(BaseModel):
         except InvalidInputError as error:
             raise ValueError(str(error)) from None
 
+    @field_validator("scopes")
+    @classmethod
+    def _write_implies_read(cls, value: list[Scope]) -> list[Scope]:
+        # Every tool and page that writes also reads first, so a write-only grant would open
+        # nothing; the grant is widened to what it can only mean instead of being refused.
+        return ["read", "write"] if "write" in value else ["read"]
+
+    @property
+    def shown_name(self) -> str | None:
+        """The name as logs and listings show it: one line, whatever a hand-edited file holds."""
+        return log_safe(self.name) if self.name is not None else None
+
     @property
     def fingerprint(self) -> str:
         """A short public name of the token: the start of its digest, never of the token."""
@@ -55,7 +69,7 @@ class TokenGrant(BaseModel):
 
     @property
     def label(self) -> str:
-        return f"{self.name or 'unnamed'} ({self.fingerprint}, profile {self.profile})"
+        return f"{self.shown_name or 'unnamed'} ({self.fingerprint}, profile {self.profile})"
 
 
 class TokenFile(BaseModel):
@@ -115,10 +129,24 @@ def loose_permissions_warning(path: Path) -> str | None:
 
 def add_token(path: Path, profile: str, scopes: Iterable[Scope], name: str | None = None) -> TokenGrant:
     """Append a new random token to the file (created 0600 if missing) and return it."""
+    if name is not None:
+        check_token_name(name)
     grant = TokenGrant(token=secrets.token_urlsafe(32), profile=profile, scopes=list(scopes), name=name)
     with _edited(path, missing_ok=True) as current:
         current.tokens.append(grant)
     return grant
+
+
+def check_token_name(name: str) -> None:
+    """A new token's name is one short printable line: it is shown in logs and listings.
+
+    Checked when a token is created, not when the file is read: a file written by hand with an
+    odd name keeps working, and its name is shown escaped (`shown_name`)."""
+    if not name.strip() or len(name) > MAX_TOKEN_NAME_CHARS or not name.isprintable():
+        raise InvalidInputError(
+            f"A token name is one line of up to {MAX_TOKEN_NAME_CHARS} printable characters, with no "
+            f"control characters (newlines, tabs, escapes); got {log_safe(name[:80])}. Choose another --name."
+        )
 
 
 def revoke_token(path: Path, name_or_fingerprint: str) -> TokenGrant:

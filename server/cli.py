@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import logging
 import sys
 from collections.abc import Callable, Sequence
@@ -16,6 +15,7 @@ from graph.ports import bind_problem
 from server.app import build_server, check_graph, run_scheduler_forever
 from server.auth import TokenFileError, TokenGrant, add_token
 from server.embeddings_cli import add_embeddings_parser
+from server.http_front import is_loopback, serve_http
 from server.operator import add_dream_parser
 from server.profiles_cli import add_profile_parser
 from server.review import ROOT as REVIEW_ROOT
@@ -30,15 +30,6 @@ DEFAULT_HTTP_PORT = 8765
 
 class CommandError(Exception):
     """A failure the operator can fix; printed without a traceback."""
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _http_tokens(settings: ReverieSettings, host: str) -> TokenRegistry:
@@ -102,7 +93,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
     grants = tokens.grants()
     local = next((grant for grant in grants if grant.profile == settings.reverie_profile), grants[0])
     _announce(url, local)
-    server.run("streamable-http", host=args.host, port=args.port, streamable_http_path="/mcp")
+    serve_http(server, settings, args.host, args.port)
 
 
 def cmd_scheduler(args: argparse.Namespace) -> None:

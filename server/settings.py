@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfoNotFoundError
 
 import tzlocal
 from pydantic import Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from graph.access import DEFAULT_CALL_TIMEOUT_S, PROFILE_ID_RULE, validate_profile_id
 from graph.clock import known_zone
@@ -53,6 +54,14 @@ class ReverieSettings(BaseSettings):
     )
     reverie_tokens_file: Path | None = Field(
         default=None, description="JSON file mapping HTTP bearer tokens to profiles and scopes"
+    )
+
+    reverie_allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Host headers the HTTP server answers besides its own address, comma-separated",
+    )
+    reverie_http_body_timeout: float = Field(
+        default=10.0, gt=0, le=300, description="Seconds the review page waits for a form's whole body"
     )
 
     reverie_embedding_model: str = Field(
@@ -106,6 +115,13 @@ class ReverieSettings(BaseSettings):
                 f"(schemes {', '.join(BOLT_SCHEMES)}), got {value[:80]!r}; "
                 "unset it to use the managed local Neo4j"
             )
+        return value
+
+    @field_validator("reverie_allowed_hosts", mode="before")
+    @classmethod
+    def _host_list(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [host.strip().lower() for host in value.split(",") if host.strip()]
         return value
 
     @field_validator("dreaming_timezone", "app_timezone")

@@ -40,7 +40,8 @@ def _list(args: argparse.Namespace) -> None:
         return
     print(f"{'fingerprint':<12}  {'name':<16}  {'profile':<24}  scopes")
     for grant in grants:
-        print(f"{grant.fingerprint}  {grant.name or '-':<16}  {grant.profile:<24}  {','.join(grant.scopes)}")
+        name = grant.shown_name or "-"
+        print(f"{grant.fingerprint}  {name:<16}  {grant.profile:<24}  {','.join(grant.scopes)}")
 
 
 def _revoke(args: argparse.Namespace) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,7 +32,7 @@ from graph.memory import pipeline
 from graph.memory.models import ClaimInput
 from graph.memory.predicates import PREDICATE_RULES
 from graph.memory.reflect import reflect
-from graph.recall.request import RecallRequest
+from graph.recall.request import MAX_QUERY_CHARS, RecallRequest
 from graph.recall.search import recall
 from scheduler.timing import next_run
 from server.context import AppContext, LiveApp
@@ -41,12 +41,19 @@ from server.models import unattended_generator
 from server.review.charts import CHART_HEIGHT, CHART_STATUSES, chart_width, night_bars
 from server.review.cycles import ManualCycles
 from server.review.sessions import SESSION_COOKIE, ReviewSession, SessionStore
+from server.review.throttle import SignInThrottle
 
 log = logging.getLogger(__name__)
 
 ROOT = "/review"
 _HERE = Path(__file__).parent
 _TEMPLATES = Jinja2Templates(directory=_HERE / "templates")
+# The inputs' maxlength, from the limits the server applies, so the page never takes text it refuses.
+_TEMPLATES.env.globals["limits"] = {
+    "query": MAX_QUERY_CHARS,
+    "feedback": MAX_FEEDBACK_CHARS,
+    "reason": MAX_REASON_CHARS,
+}
 _STYLESHEET = (_HERE / "static" / "review.css").read_text(encoding="utf-8")
 # Everything the page needs is served from here; nothing loads from elsewhere, no inline script.
 _HEADERS = {
@@ -120,6 +127,7 @@ class ReviewPage:
     live: LiveApp
     sessions: SessionStore
     cycles: ManualCycles
+    throttle: SignInThrottle = field(default_factory=SignInThrottle)
 
     # --- rendering ------------------------------------------------------------------------
 
@@ -191,9 +199,16 @@ class ReviewPage:
     async def sign_in(self, request: Request) -> Response:
         if not _same_origin(request):
             return self.refuse(request, FORGED, 403, None)
+        address = request.client.host if request.client else "unknown"
+        wait_s = self.throttle.wait_s(address)
+        if wait_s:
+            refused = self.refuse(request, f"Too many wrong tokens; try again in {wait_s} s.", 429, None)
+            refused.headers["Retry-After"] = str(wait_s)
+            return refused
         form = await request.form()
         session = self.sessions.sign_in(str(form.get("token", "")))
         if session is None:
+            self.throttle.failed(address)
             # The same words whatever was wrong, so a guess learns nothing about which profiles exist.
             return self.render(request, "login.html", None, status_code=401, failed=True)
         response = RedirectResponse(ROOT, status_code=303)

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -92,14 +93,22 @@ class HttpServer:
         return f"{self.base}/mcp"
 
 
-@pytest.fixture
-def http_server(server_env: dict[str, str], profile_id: str, tmp_path: Path) -> Iterator[HttpServer]:
+@contextmanager
+def http_serving(
+    server_env: Mapping[str, str], profile_id: str, tmp_path: Path, **extra_env: str
+) -> Iterator[HttpServer]:
+    """`reverie serve --transport http` on 127.0.0.1 with three tokens and `extra_env` in its environment."""
     tokens = tmp_path / "tokens.json"
     write = add_token(tokens, profile_id, ["read", "write"], name="rw")
     read = add_token(tokens, profile_id, ["read"], name="ro")
     other = add_token(tokens, f"{profile_id}-other", ["read", "write"], name="other")
     port = free_port()
-    env = {**server_env, "REVERIE_TOKENS_FILE": str(tokens), "REVERIE_HOME": str(tmp_path / "home")}
+    env = {
+        **server_env,
+        "REVERIE_TOKENS_FILE": str(tokens),
+        "REVERIE_HOME": str(tmp_path / "home"),
+        **extra_env,
+    }
     command = [str(REVERIE), "serve", "--transport", "http", "--host", "127.0.0.1", "--port", str(port)]
     log = tmp_path / "server.log"
     try:
@@ -107,3 +116,9 @@ def http_server(server_env: dict[str, str], profile_id: str, tmp_path: Path) -> 
             yield HttpServer(f"http://127.0.0.1:{port}", write.token, read.token, other.token, tokens, log)
     except ServerStartError as error:
         pytest.fail(str(error))
+
+
+@pytest.fixture
+def http_server(server_env: dict[str, str], profile_id: str, tmp_path: Path) -> Iterator[HttpServer]:
+    with http_serving(server_env, profile_id, tmp_path) as server:
+        yield server

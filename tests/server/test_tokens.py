@@ -216,3 +216,38 @@ def test_a_symlinked_token_file_is_written_through_and_a_dangling_one_is_refused
     assert link.is_symlink() and [grant.token for grant in load_token_file(target).tokens] == [token]
     assert run_reverie(env, "token", "revoke", "laptop").returncode == 0
     assert link.is_symlink() and load_token_file(target).tokens == []
+
+
+# --- scopes and names ---------------------------------------------------------------------
+
+
+async def test_a_write_token_reads_too(http_server: HttpServer, profile_id: str) -> None:
+    writer = create(http_server.tokens_file, profile_id, "writer", scopes="write")
+    assert await initialize_status(http_server, writer) == 200
+    async with httpx2.AsyncClient(base_url=http_server.base, timeout=30) as page:
+        assert (await page.post("/review/login", data={"token": writer})).status_code == 303
+    listed = run_reverie(token_env(http_server.tokens_file), "token", "list")
+    assert ["writer", profile_id, "read,write"] in [line.split()[1:] for line in listed.stdout.splitlines()]
+
+
+async def test_a_token_name_is_one_printable_line_and_shown_escaped(
+    http_server: HttpServer, profile_id: str
+) -> None:
+    env = token_env(http_server.tokens_file)
+    before = http_server.tokens_file.read_bytes()
+    for name in ("laptop\nINFO forged", "bell\x07", "tab\there"):
+        refused = run_reverie(env, "token", "create", "--profile", profile_id, "--name", name)
+        assert refused.returncode == 2 and "control characters" in refused.stderr, refused.stderr
+        assert "Traceback" not in refused.stderr
+    assert http_server.tokens_file.read_bytes() == before
+
+    # A name written into the file by hand still cannot forge a log line or a listing row.
+    content = json.loads(before)
+    forged = {"token": "x" * 32, "profile": profile_id, "scopes": ["read"], "name": "laptop\nINFO forged"}
+    http_server.tokens_file.write_text(json.dumps({"tokens": [*content["tokens"], forged]}))
+    assert await initialize_status(http_server, "x" * 32) == 200
+    logged = http_server.log.read_text()
+    assert "added laptop\\nINFO forged (" in logged
+    assert not any(line.startswith("INFO forged") for line in logged.splitlines())
+    listed = run_reverie(env, "token", "list").stdout.splitlines()
+    assert len(listed) == 1 + len(content["tokens"]) + 1 and not listed[-1].startswith("INFO"), listed

@@ -1,0 +1,231 @@
+"""The HTTP server's front door: what every request passes before MCP or the review page sees it.
+
+- The Host header must name this server (its address and port, the loopback names when bound to
+  loopback, every local address when bound to all, and REVERIE_ALLOWED_HOSTS); anything else is
+  421, for /mcp and the review page alike. A page served under a name an attacker controls (DNS
+  rebinding) could otherwise sign in and post forms as a same-origin page.
+- A review form's body is read whole here, within a deadline and a size limit, before a handler
+  runs: a client that trickles a body is cut off (408), an oversized one refused (413), and one
+  that leaves mid-body costs one log line instead of a traceback.
+- A redirect's Location is made relative, so it never repeats a Host header back.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import signal
+import socket
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import anyio
+import psutil
+import uvicorn
+from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.datastructures import Headers
+from starlette.responses import PlainTextResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from server.errors import log_safe
+from server.review import ROOT as REVIEW_ROOT
+from server.settings import ReverieSettings
+
+log = logging.getLogger(__name__)
+
+# The largest form of the page (feedback with a statement) is a few KiB even percent-encoded.
+MAX_FORM_BYTES = 64 * 1024
+# uvicorn's own limits, stated rather than inherited. Connections and tasks at once (an MCP host
+# holds one or two; past this uvicorn answers 503 rather than running out of file descriptors).
+MAX_CONCURRENCY = 256
+# Seconds an idle keep-alive connection stays open (uvicorn's default).
+KEEP_ALIVE_S = 5
+# Bytes of a request's head h11 buffers before refusing it (uvicorn's default).
+MAX_HEAD_BYTES = 16 * 1024
+_WILDCARDS = {"0.0.0.0", "::", ""}
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _host_name(host: str) -> str:
+    """'name:port' -> 'name', '[::1]:80' -> '[::1]'; a bare name stays as it is."""
+    if host.startswith("["):
+        return host[: host.find("]") + 1]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _bracketed(address: str) -> str:
+    return f"[{address}]" if ":" in address else address
+
+
+def _local_names() -> set[str]:
+    """Every address of this machine's interfaces, and its names: who a wildcard bind answers to."""
+    names = {socket.gethostname().lower(), socket.getfqdn().lower()}
+    for addresses in psutil.net_if_addrs().values():
+        for address in addresses:
+            if address.family in (socket.AF_INET, socket.AF_INET6):
+                names.add(_bracketed(address.address.split("%", 1)[0]))
+    return names
+
+
+@dataclass(frozen=True)
+class HostAllowList:
+    """Host header values this server answers: 'name:port' exactly, or a bare 'name' at any port."""
+
+    entries: frozenset[str]
+
+    @classmethod
+    def for_server(cls, bind_host: str, port: int, configured: Iterable[str] = ()) -> HostAllowList:
+        names = {_bracketed(bind_host.lower())}
+        if bind_host in _WILDCARDS:
+            names = _local_names()
+        if bind_host in _WILDCARDS or is_loopback(bind_host):
+            names |= {"127.0.0.1", "localhost", "[::1]"}
+        return cls(frozenset({f"{name}:{port}" for name in names} | {host.lower() for host in configured}))
+
+    def allows(self, host: str | None) -> bool:
+        if not host:
+            return False
+        host = host.lower()
+        return host in self.entries or _host_name(host) in self.entries
+
+    def transport_security(self) -> TransportSecuritySettings:
+        """The same list in the MCP SDK's terms, for its own Host and Origin checks on /mcp."""
+        bare = {f"{entry}:*" for entry in self.entries if _host_name(entry) == entry}
+        hosts = sorted(self.entries | bare)
+        return TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=hosts,
+            allowed_origins=[f"{scheme}://{host}" for host in hosts for scheme in ("http", "https")],
+        )
+
+
+async def _answer(scope: Scope, receive: Receive, send: Send, status: int, text: str) -> None:
+    # The connection is closed after: a body left unread cannot be told from the next request.
+    response = PlainTextResponse(text, status_code=status, headers={"Connection": "close"})
+    await response(scope, receive, send)
+
+
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """`receive` with the body already read handed out first, whole, in one message."""
+    pending = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def replay() -> Message:
+        return pending.pop() if pending else await receive()
+
+    return replay
+
+
+def _relative_redirects(send: Send) -> Send:
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start" and 300 <= message["status"] < 400:
+            headers = [
+                (key, _relative(value) if key.lower() == b"location" else value)
+                for key, value in message.get("headers", [])
+            ]
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return sending
+
+
+def _relative(location: bytes) -> bytes:
+    parts = urlsplit(location.decode("latin-1"))
+    return urlunsplit(("", "", parts.path or "/", parts.query, parts.fragment)).encode("latin-1")
+
+
+@dataclass(frozen=True)
+class FrontDoor:
+    """ASGI middleware around the whole app (see the module's docstring)."""
+
+    app: ASGIApp
+    hosts: HostAllowList
+    body_timeout_s: float
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if not self.hosts.allows(Headers(scope=scope).get("host")):
+            await _answer(
+                scope,
+                receive,
+                send,
+                421,
+                "This server does not answer to the name in the Host header; use its own address "
+                "(its operator can add a name to REVERIE_ALLOWED_HOSTS).",
+            )
+            return
+        send = _relative_redirects(send)
+        path = str(scope["path"])
+        if scope["method"] == "POST" and (path == REVIEW_ROOT or path.startswith(f"{REVIEW_ROOT}/")):
+            read = await self._read_form(scope, receive, send)
+            if read is None:
+                return
+            receive = read
+        await self.app(scope, receive, send)
+
+    async def _read_form(self, scope: Scope, receive: Receive, send: Send) -> Receive | None:
+        """The form's body, read whole; None when the request was answered (or abandoned) here."""
+        declared = Headers(scope=scope).get("content-length", "")
+        too_big = f"A form of this page is at most {MAX_FORM_BYTES // 1024} KiB; nothing was done."
+        if declared.isdigit() and int(declared) > MAX_FORM_BYTES:
+            await _answer(scope, receive, send, 413, too_big)
+            return None
+        body = bytearray()
+        with anyio.move_on_after(self.body_timeout_s):
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    where = log_safe(f"{scope['method']} {scope['path']}")
+                    log.info(
+                        "%s: the client left after %d of %s body bytes.", where, len(body), declared or "?"
+                    )
+                    return None
+                body += message.get("body", b"")
+                if len(body) > MAX_FORM_BYTES:
+                    await _answer(scope, receive, send, 413, too_big)
+                    return None
+                if not message.get("more_body", False):
+                    return _replaying(bytes(body), receive)
+        text = f"The form's body did not arrive within {self.body_timeout_s:g} s; nothing was done."
+        await _answer(scope, receive, send, 408, text)
+        return None
+
+
+def serve_http(server: MCPServer[Any], settings: ReverieSettings, host: str, port: int) -> None:
+    """Serve MCP at /mcp and the review page through the front door until interrupted."""
+    hosts = HostAllowList.for_server(host, port, settings.reverie_allowed_hosts)
+    app = server.streamable_http_app(
+        streamable_http_path="/mcp", transport_security=hosts.transport_security(), host=host
+    )
+    config = uvicorn.Config(
+        FrontDoor(app, hosts, settings.reverie_http_body_timeout),
+        host=host,
+        port=port,
+        log_level=server.settings.log_level.lower(),
+        limit_concurrency=MAX_CONCURRENCY,
+        timeout_keep_alive=KEEP_ALIVE_S,
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+    )
+    # A SIGTERM is a clean stop: uvicorn shuts down on it, then raises it again, and Python's
+    # default handler would end the process as killed (-15).
+    previous = signal.signal(signal.SIGTERM, _stopped)
+    try:
+        anyio.run(uvicorn.Server(config).serve)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _stopped(signum: int, frame: object) -> None:
+    raise SystemExit(0)

@@ -135,7 +135,7 @@ def reverie(verbose: bool) -> None:
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
 @click.option(
-    "--port", type=click.IntRange(1, 65535), default=DEFAULT_HTTP_PORT, show_default=True, help="HTTP port."
+    "--port", type=click.IntRange(0, 65535), default=DEFAULT_HTTP_PORT, show_default=True, help="HTTP port."
 )
 @click.option(
     "--scheduler/--no-scheduler",
@@ -192,7 +192,7 @@ def install(instance: str) -> None:
 
 @neo4j.command()
 @instance_option
-@click.option("--port", type=click.IntRange(1, 65535), default=None, help="Bolt port (default: a free one).")
+@click.option("--port", type=click.IntRange(0, 65535), default=None, help="Bolt port (default: a free one).")
 def start(instance: str, port: int | None) -> None:
     """Start the server, or reuse the running one."""
     click.echo(_local(instance).start(bolt_port=port).describe())

@@ -2,26 +2,27 @@
 
 from __future__ import annotations
 
-import argparse
 import logging
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import IO, Any
 
 import anyio
+import click
 
 from graph.errors import ReverieError
 from graph.localdb import LocalNeo4j, LocalNeo4jError
 from graph.ports import bind_problem
 from server.app import build_server, check_graph, run_scheduler_forever
 from server.auth import TokenFileError, TokenGrant, add_token
-from server.embeddings_cli import add_embeddings_parser
+from server.embeddings_cli import embeddings
 from server.http_front import is_loopback, serve_http
-from server.operator import add_dream_parser
-from server.profiles_cli import add_profile_parser
+from server.operator import dream
+from server.profiles_cli import profile
 from server.review import ROOT as REVIEW_ROOT
 from server.settings import ReverieSettings, SettingsError, load_settings
 from server.token_registry import TokenRegistry
-from server.tokens_cli import add_token_parser
+from server.tokens_cli import token
 
 log = logging.getLogger("reverie")
 
@@ -76,90 +77,132 @@ def _check_port_free(host: str, port: int) -> None:
         )
 
 
-def cmd_serve(args: argparse.Namespace) -> None:
-    settings = load_settings()
-    # The HTTP server is the long-running process: it runs the scheduler unless told not to.
-    # A stdio server is started per host window, so it only runs one when asked.
-    run_scheduler = args.scheduler if args.scheduler is not None else args.transport == "http"
-    if args.transport == "http":
-        _check_port_free(args.host, args.port)
-    anyio.run(check_graph, settings)
-    if args.transport == "stdio":
-        build_server(settings, "stdio", run_scheduler=run_scheduler).run("stdio")
-        return
-    tokens = _http_tokens(settings, args.host)
-    url = f"http://{args.host}:{args.port}"
-    server = build_server(settings, "http", tokens=tokens, public_url=url, run_scheduler=run_scheduler)
-    grants = tokens.grants()
-    local = next((grant for grant in grants if grant.profile == settings.reverie_profile), grants[0])
-    _announce(url, local)
-    serve_http(server, settings, args.host, args.port)
+# Failures the operator can fix: one line, no traceback, exit 2 (as a usage error).
+FIXABLE = (CommandError, SettingsError, LocalNeo4jError, TokenFileError, ReverieError)
 
 
-def cmd_scheduler(args: argparse.Namespace) -> None:
-    anyio.run(run_scheduler_forever, load_settings())
+class Refused(click.ClickException):
+    exit_code = 2
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo(f"reverie: {self.message}", file=file, err=file is None)
 
 
-def cmd_neo4j(args: argparse.Namespace) -> None:
-    settings = load_settings()
-    local = LocalNeo4j(settings.reverie_home, instance=args.instance)
-    if args.action == "install":
-        print(f"Neo4j jars ready in {local.install()}")
-    elif args.action == "start":
-        print(local.start(bolt_port=args.port).describe())
-    elif args.action == "stop":
-        print("Stopped." if local.stop() else "Not running.")
-    else:
-        print(local.status().describe())
+class ReverieGroup(click.Group):
+    """The root group: maps the errors an operator can fix, and Ctrl-C to exit 130."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except FIXABLE as error:
+            raise Refused(str(error)) from None
+        except KeyboardInterrupt:
+            raise click.exceptions.Exit(130) from None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="reverie", description="Reverie: a memory that dreams, over MCP.")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log debug details to stderr")
-    commands = parser.add_subparsers(dest="command", required=True)
-
-    serve = commands.add_parser("serve", help="run the MCP server")
-    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=DEFAULT_HTTP_PORT, help="HTTP port (default 8765)")
-    serve.add_argument(
-        "--scheduler",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="run the nightly dreaming scheduler (default: on for http, off for stdio)",
-    )
-    serve.set_defaults(handler=cmd_serve)
-
-    scheduler = commands.add_parser("scheduler", help="run only the nightly dreaming scheduler")
-    scheduler.set_defaults(handler=cmd_scheduler)
-
-    neo4j = commands.add_parser("neo4j", help="manage the local Neo4j Reverie provisions")
-    neo4j.add_argument("action", choices=["install", "start", "stop", "status"])
-    neo4j.add_argument("--instance", default="default", help="database instance (tests use 'test')")
-    neo4j.add_argument("--port", type=int, default=None, help="Bolt port for start (default: a free one)")
-    neo4j.set_defaults(handler=cmd_neo4j)
-
-    add_token_parser(commands)
-    add_dream_parser(commands)
-    add_embeddings_parser(commands)
-    add_profile_parser(commands)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    args = build_parser().parse_args(argv)
+@click.group(cls=ReverieGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("-v", "--verbose", is_flag=True, help="Log debug details to stderr.")
+def reverie(verbose: bool) -> None:
+    """Reverie: a memory that dreams, over MCP."""
     logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
+        level=logging.DEBUG if verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
     # The scheduler logs every minute's tick at INFO; only its problems are worth showing.
     logging.getLogger("apscheduler").setLevel(logging.WARNING)
-    handler: Callable[[argparse.Namespace], None] = args.handler
-    try:
-        handler(args)
-    except (CommandError, SettingsError, LocalNeo4jError, TokenFileError, ReverieError) as error:
-        print(f"reverie: {error}", file=sys.stderr)
-        raise SystemExit(2) from None
-    except KeyboardInterrupt:
-        raise SystemExit(130) from None
+
+
+@reverie.command()
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "http"]),
+    default="stdio",
+    show_default=True,
+    help="stdio for one host window, http for a long-running server.",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=DEFAULT_HTTP_PORT, show_default=True, help="HTTP port."
+)
+@click.option(
+    "--scheduler/--no-scheduler",
+    default=None,
+    help="Run the nightly dreaming scheduler (default: on for http, off for stdio).",
+)
+def serve(transport: str, host: str, port: int, scheduler: bool | None) -> None:
+    """Run the MCP server."""
+    settings = load_settings()
+    # The HTTP server is the long-running process: it runs the scheduler unless told not to.
+    # A stdio server is started per host window, so it only runs one when asked.
+    run_scheduler = scheduler if scheduler is not None else transport == "http"
+    if transport == "http":
+        _check_port_free(host, port)
+    anyio.run(check_graph, settings)
+    if transport == "stdio":
+        build_server(settings, "stdio", run_scheduler=run_scheduler).run("stdio")
+        return
+    tokens = _http_tokens(settings, host)
+    url = f"http://{host}:{port}"
+    server = build_server(settings, "http", tokens=tokens, public_url=url, run_scheduler=run_scheduler)
+    grants = tokens.grants()
+    local = next((grant for grant in grants if grant.profile == settings.reverie_profile), grants[0])
+    _announce(url, local)
+    serve_http(server, settings, host, port)
+
+
+@reverie.command("scheduler")
+def scheduler_only() -> None:
+    """Run only the nightly dreaming scheduler."""
+    anyio.run(run_scheduler_forever, load_settings())
+
+
+@reverie.group()
+def neo4j() -> None:
+    """Manage the local Neo4j Reverie provisions."""
+
+
+instance_option = click.option(
+    "--instance", default="default", show_default=True, help="Database instance (tests use 'test')."
+)
+
+
+def _local(instance: str) -> LocalNeo4j:
+    return LocalNeo4j(load_settings().reverie_home, instance=instance)
+
+
+@neo4j.command()
+@instance_option
+def install(instance: str) -> None:
+    """Fetch the Neo4j jars."""
+    click.echo(f"Neo4j jars ready in {_local(instance).install()}")
+
+
+@neo4j.command()
+@instance_option
+@click.option("--port", type=click.IntRange(0, 65535), default=None, help="Bolt port (default: a free one).")
+def start(instance: str, port: int | None) -> None:
+    """Start the server, or reuse the running one."""
+    click.echo(_local(instance).start(bolt_port=port).describe())
+
+
+@neo4j.command()
+@instance_option
+def stop(instance: str) -> None:
+    """Stop the server."""
+    click.echo("Stopped." if _local(instance).stop() else "Not running.")
+
+
+@neo4j.command()
+@instance_option
+def status(instance: str) -> None:
+    """Say whether the server runs, and where."""
+    click.echo(_local(instance).status().describe())
+
+
+for group in (token, dream, embeddings, profile):
+    reverie.add_command(group)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    reverie.main(args=argv, prog_name="reverie")

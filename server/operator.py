@@ -6,17 +6,16 @@ tool calls, and prints readable text, or the tool's JSON with --json.
 
 from __future__ import annotations
 
-import argparse
-import json
+import functools
 from collections.abc import Awaitable, Callable
 from typing import Any, get_args
 
-import anyio
+import click
 from pydantic import BaseModel, ValidationError
 
 from graph.access import ProfileGraph
 from graph.dreams import review
-from graph.dreams.config import DreamingConfig, configure_dreaming
+from graph.dreams.config import MAX_OUTPUTS_LIMIT, configure_dreaming
 from graph.dreams.cycle import CycleRequest, run_cycle
 from graph.dreams.lease import release_lock
 from graph.dreams.models import (
@@ -30,20 +29,69 @@ from graph.dreams.models import (
     RunPage,
     RunSummary,
 )
-from graph.dreams.runs import recent_runs
+from graph.dreams.runs import MAX_RUNS_LIMIT, recent_runs
 from graph.embedding.keeper import keeping
 from graph.embedding.loader import load_embedder
 from graph.errors import InvalidInputError, validation_problems
 from graph.memory.models import Authority, ClaimInput
 from server.app import endpoint_of, opened_store
+from server.cli_support import PROFILE, echo_json, json_option, synchronous
 from server.models import unattended_generator
 from server.settings import ReverieSettings, load_settings
 
-Action = Callable[[ProfileGraph, ReverieSettings, argparse.Namespace], Awaitable[BaseModel]]
+Action = Callable[..., Awaitable[BaseModel]]
 
 
-async def _run(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
-    request = CycleRequest(max_outputs=args.max_outputs, dry_run=args.dry_run)
+@click.group()
+def dream() -> None:
+    """Run and review the dreams of one profile."""
+
+
+def _operating(action: Action) -> Callable[..., None]:
+    """The command body around a dreaming action: --profile and --json, the profile's graph
+    opened like the server opens it, and the result printed as text or as the tool's JSON."""
+
+    @click.option("--profile", type=PROFILE, required=True, help="The profile to work on.")
+    @json_option
+    @functools.wraps(action)
+    def command(profile: str, as_json: bool, **options: Any) -> None:
+        result = _execute(action, profile, options)
+        if as_json:
+            echo_json(result.model_dump(mode="json"))
+        else:
+            click.echo(describe(result))
+
+    return command
+
+
+@synchronous
+async def _execute(action: Action, profile: str, options: dict[str, Any]) -> BaseModel:
+    settings = load_settings()
+    async with opened_store(settings) as store:
+        return await action(store.profile(profile), settings, **options)
+
+
+def _limit(most: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    return click.option(
+        "--limit", type=click.IntRange(1, most), default=20, show_default=True, help="Page size."
+    )
+
+
+cursor_option = click.option("--cursor", default=None, help="The next page, as the previous one printed.")
+dream_id_argument = click.argument("dream_id", metavar="ID")
+
+
+@dream.command()
+@click.option(
+    "--max-outputs", type=click.IntRange(1, MAX_OUTPUTS_LIMIT), default=None, help="New dreams at most."
+)
+@click.option("--dry-run", is_flag=True, help="Compute, write nothing.")
+@_operating
+async def run(
+    graph: ProfileGraph, settings: ReverieSettings, max_outputs: int | None, dry_run: bool
+) -> BaseModel:
+    """Run one dreaming cycle now."""
+    request = CycleRequest(max_outputs=max_outputs, dry_run=dry_run)
     async with (
         keeping(load_embedder(settings.reverie_home, settings.reverie_embedding_model)) as vectors,
         endpoint_of(settings) as endpoint,
@@ -52,22 +100,39 @@ async def _run(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Na
         return await run_cycle(graph, settings.dreaming_defaults(), request, generator, vectors=vectors)
 
 
-async def _status(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
+@dream.command()
+@_operating
+async def status(graph: ProfileGraph, settings: ReverieSettings) -> BaseModel:
+    """The profile's dreaming settings, dream counts and latest run."""
     return await review.overview(graph, settings.dreaming_defaults())
 
 
-async def _list(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
-    statuses = (DreamStatus(args.status),) if args.status else ()
-    return await review.list_dreams(graph, statuses, args.limit, args.cursor)
+@dream.command("list")
+@click.option(
+    "--status", type=click.Choice([status.value for status in DreamStatus]), help="Only this status."
+)
+@_limit(review.MAX_LIST_LIMIT)
+@cursor_option
+@_operating
+async def list_dreams(
+    graph: ProfileGraph, settings: ReverieSettings, status: str | None, limit: int, cursor: str | None
+) -> BaseModel:
+    """List dreams, newest first."""
+    statuses = (DreamStatus(status),) if status else ()
+    return await review.list_dreams(graph, statuses, limit, cursor)
 
 
-async def _show(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
-    return await review.get_dream(graph, args.dream_id)
+@dream.command()
+@dream_id_argument
+@_operating
+async def show(graph: ProfileGraph, settings: ReverieSettings, dream_id: str) -> BaseModel:
+    """Show one dream with its sources and feedback."""
+    return await review.get_dream(graph, dream_id)
 
 
-def _claims(texts: list[str] | None) -> list[ClaimInput]:
+def _claims(texts: tuple[str, ...]) -> list[ClaimInput]:
     claims = []
-    for text in texts or []:
+    for text in texts:
         try:
             claims.append(ClaimInput.model_validate_json(text))
         except ValidationError as error:
@@ -80,40 +145,78 @@ def _claims(texts: list[str] | None) -> list[ClaimInput]:
     return claims
 
 
-async def _resolve(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
-    claims = _claims(args.claim)
-    decision = FeedbackDecision(args.decision)
+@dream.command()
+@dream_id_argument
+@click.option("--decision", type=click.Choice([d.value for d in FeedbackDecision]), required=True)
+@click.option("--feedback", default=None, help="The person's words.")
+@click.option(
+    "--claim",
+    "claim_texts",
+    multiple=True,
+    metavar="JSON",
+    help="promote_candidate: a claim read from the person's words, as JSON in remember's claim shape "
+    "(repeatable).",
+)
+@click.option(
+    "--authority",
+    type=click.Choice(list(get_args(Authority))),
+    default="primary",
+    show_default=True,
+    help="promote_candidate: whose words --feedback holds (primary: the person's own).",
+)
+@_operating
+async def resolve(
+    graph: ProfileGraph,
+    settings: ReverieSettings,
+    dream_id: str,
+    decision: str,
+    feedback: str | None,
+    claim_texts: tuple[str, ...],
+    authority: Authority,
+) -> BaseModel:
+    """Record the person's decision on a dream."""
+    claims = _claims(claim_texts)
     async with keeping(load_embedder(settings.reverie_home, settings.reverie_embedding_model)) as vectors:
         return await review.resolve_feedback(
-            graph, args.dream_id, decision, args.feedback, claims, args.authority, vectors=vectors
+            graph, dream_id, FeedbackDecision(decision), feedback, claims, authority, vectors=vectors
         )
 
 
-async def _configure(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
-    changes = {name: getattr(args, name) for name in CONFIGURABLE if getattr(args, name) is not None}
+@dream.command()
+@click.option(
+    "--max-outputs", type=click.IntRange(1, MAX_OUTPUTS_LIMIT), default=None, help="New dreams per cycle."
+)
+@click.option("--start-time-local", default=None, metavar="HH:MM", help="Local start time.")
+@click.option("--timezone", default=None, help="IANA zone, e.g. America/New_York.")
+@click.option("--enabled/--no-enabled", default=None, help="Nightly cycles on or off.")
+@click.option("--reflect-enabled/--no-reflect-enabled", default=None, help="The reflect phase.")
+@click.option("--reevaluate-enabled/--no-reevaluate-enabled", default=None, help="The re-evaluate phase.")
+@click.option("--dream-enabled/--no-dream-enabled", default=None, help="The dream phase.")
+@_operating
+async def configure(graph: ProfileGraph, settings: ReverieSettings, **settings_given: Any) -> BaseModel:
+    """Change the profile's dreaming settings.
+
+    Only the options given change; the rest stay as they are."""
+    changes = {name: value for name, value in settings_given.items() if value is not None}
     return await configure_dreaming(graph, settings.dreaming_defaults(), changes)
 
 
-async def _runs(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
-    return await recent_runs(graph, args.limit, args.cursor)
+@dream.command()
+@_limit(MAX_RUNS_LIMIT)
+@cursor_option
+@_operating
+async def runs(graph: ProfileGraph, settings: ReverieSettings, limit: int, cursor: str | None) -> BaseModel:
+    """List past cycles, newest first."""
+    return await recent_runs(graph, limit, cursor)
 
 
-async def _unlock(graph: ProfileGraph, settings: ReverieSettings, args: argparse.Namespace) -> BaseModel:
+@dream.command()
+@_operating
+async def unlock(graph: ProfileGraph, settings: ReverieSettings) -> BaseModel:
+    """Free a profile a dead cycle holds.
+
+    Its running runs become interrupted; a cycle still alive somewhere records its own end."""
     return await release_lock(graph)
-
-
-ACTIONS: dict[str, Action] = {
-    "unlock": _unlock,
-    "runs": _runs,
-    "run": _run,
-    "status": _status,
-    "list": _list,
-    "show": _show,
-    "resolve": _resolve,
-    "configure": _configure,
-}
-# Every per-profile dreaming setting; `sources` is computed, not set.
-CONFIGURABLE = tuple(name for name in DreamingConfig.model_fields if name != "sources")
 
 
 def _describe_dream(dream: Dream) -> str:
@@ -172,61 +275,3 @@ def describe(result: BaseModel) -> str:
         latest = _describe_run(result.latest_run) if result.latest_run else "no run yet"
         return f"config: {result.config.model_dump_json()}\ndreams: {counts}\nlatest: {latest}"
     return result.model_dump_json(indent=2)
-
-
-async def _execute(args: argparse.Namespace) -> BaseModel:
-    settings = load_settings()
-    async with opened_store(settings) as store:
-        return await ACTIONS[args.action](store.profile(args.profile), settings, args)
-
-
-def cmd_dream(args: argparse.Namespace) -> None:
-    if args.action in ("show", "resolve") and not args.dream_id:
-        raise InvalidInputError(
-            f"`reverie dream {args.action}` needs a dream id: reverie dream {args.action} ID"
-        )
-    if args.action == "resolve" and not args.decision:
-        raise InvalidInputError(
-            "`reverie dream resolve` needs --decision reinforce|stale|reject|promote_candidate"
-        )
-    result = anyio.run(_execute, args)
-    payload: Any = result.model_dump(mode="json")
-    print(json.dumps(payload, indent=2) if args.json else describe(result))
-
-
-def add_dream_parser(commands: Any) -> None:
-    dream = commands.add_parser("dream", help="run and review dreams of one profile")
-    dream.add_argument("action", choices=sorted(ACTIONS))
-    dream.add_argument("dream_id", nargs="?", help="for show and resolve")
-    dream.add_argument("--profile", required=True)
-    dream.add_argument("--json", action="store_true", help="print JSON instead of text")
-    dream.add_argument(
-        "--max-outputs", type=int, default=None, help="run/configure: new dreams at most (1-50)"
-    )
-    dream.add_argument("--dry-run", action="store_true", help="run: compute, write nothing")
-    dream.add_argument("--status", choices=[status.value for status in DreamStatus], help="list: filter")
-    dream.add_argument("--limit", type=int, default=20, help="list, runs: page size")
-    dream.add_argument("--cursor", default=None, help="list, runs: next page")
-    dream.add_argument(
-        "--decision", choices=[decision.value for decision in FeedbackDecision], help="resolve"
-    )
-    dream.add_argument("--feedback", default=None, help="resolve: the person's words")
-    dream.add_argument(
-        "--claim",
-        action="append",
-        metavar="JSON",
-        help="resolve promote_candidate: a claim read from the person's words, as JSON in "
-        "remember's claim shape (repeatable)",
-    )
-    dream.add_argument(
-        "--authority",
-        choices=list(get_args(Authority)),
-        default="primary",
-        help="resolve promote_candidate: whose words --feedback holds (default: primary, the person's own)",
-    )
-    dream.add_argument("--start-time-local", default=None, help="configure: HH:MM local start time")
-    dream.add_argument("--timezone", default=None, help="configure: IANA zone, e.g. America/New_York")
-    for name in ("enabled", "reflect_enabled", "reevaluate_enabled", "dream_enabled"):
-        flag = "--" + name.replace("_", "-")
-        dream.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help="configure")
-    dream.set_defaults(handler=cmd_dream)

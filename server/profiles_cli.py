@@ -8,14 +8,11 @@
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
-import anyio
+import click
 
-from graph.access import validate_profile_id
 from graph.directory import list_profiles
 from graph.errors import InvalidInputError
 from graph.forgetting.models import ProfileCounts, ProfileSummary
@@ -23,6 +20,7 @@ from graph.forgetting.profile import count_profile, erase_profile
 from graph.transfer.export import export_profile
 from graph.transfer.load import import_profile
 from server.app import opened_store
+from server.cli_support import PROFILE, echo_json, json_option, synchronous
 from server.settings import load_settings
 
 
@@ -34,23 +32,38 @@ def _describe(counts: ProfileCounts) -> str:
     )
 
 
-async def _list(args: argparse.Namespace) -> None:
+@click.group()
+def profile() -> None:
+    """List, delete, export and import profiles."""
+
+
+@profile.command("list")
+@json_option
+@synchronous
+async def list_profiles_command(as_json: bool) -> None:
+    """Show every profile with how much it holds."""
     async with opened_store(load_settings()) as store:
         summaries = [
             ProfileSummary(profile_id=profile_id, counts=await count_profile(store.profile(profile_id)))
             for profile_id, _ in await list_profiles(store)
         ]
-    if args.json:
-        print(json.dumps([summary.model_dump(mode="json") for summary in summaries], indent=2))
+    if as_json:
+        echo_json([summary.model_dump(mode="json") for summary in summaries])
         return
     for summary in summaries:
-        print(f"{summary.profile_id}: {_describe(summary.counts)}")
+        click.echo(f"{summary.profile_id}: {_describe(summary.counts)}")
     if not summaries:
-        print("No profiles yet.")
+        click.echo("No profiles yet.")
 
 
-async def _delete(args: argparse.Namespace) -> None:
-    profile_id = validate_profile_id(_named(args, "delete"))
+@profile.command()
+@click.argument("profile_id", metavar="P", type=PROFILE)
+@click.option("--yes", is_flag=True, help="Confirm erasing the profile and everything in it.")
+@synchronous
+async def delete(profile_id: str, yes: bool) -> None:
+    """Erase profile P and everything in it.
+
+    Without --yes it only says what the profile holds and deletes nothing."""
     async with opened_store(load_settings()) as store:
         graph = store.profile(profile_id)
         held = await count_profile(graph)
@@ -58,79 +71,58 @@ async def _delete(args: argparse.Namespace) -> None:
             raise InvalidInputError(
                 f"No profile {profile_id!r} in this graph; `reverie profile list` shows them."
             )
-        if not args.yes:
+        if not yes:
             raise InvalidInputError(
                 f"Profile {profile_id!r} holds {_describe(held)}. Nothing was deleted: run "
                 f"`reverie profile delete {profile_id} --yes` to erase it and everything in it for good."
             )
         await erase_profile(graph)
-    print(f"Erased profile {profile_id}: {_describe(held)}.")
+    click.echo(f"Erased profile {profile_id}: {_describe(held)}.")
 
 
-async def _export(args: argparse.Namespace) -> None:
-    profile_id = validate_profile_id(_named(args, "export"))
+@profile.command()
+@click.argument("profile_id", metavar="P", type=PROFILE)
+@click.option("--output", help="The file to write (default P.jsonl; - for stdout).")
+@click.option("--embeddings", is_flag=True, help="Include each memory's vector.")
+@synchronous
+async def export(profile_id: str, output: str | None, embeddings: bool) -> None:
+    """Write profile P as JSON Lines."""
     async with opened_store(load_settings()) as store:
-        if args.output == "-":
-            report = await export_profile(store.profile(profile_id), sys.stdout, args.embeddings)
+        if output == "-":
+            report = await export_profile(store.profile(profile_id), sys.stdout, embeddings)
         else:
             # Written beside the target and moved over it at the end: no half file under its name.
-            target = Path(args.output or f"{profile_id}.jsonl")
+            target = Path(output or f"{profile_id}.jsonl")
             partial = target.with_name(target.name + ".partial")
             with partial.open("w", encoding="utf-8") as out:
-                report = await export_profile(store.profile(profile_id), out, args.embeddings)
+                report = await export_profile(store.profile(profile_id), out, embeddings)
             partial.replace(target)
     if report.nodes == 0:
         raise InvalidInputError(
             f"No profile {profile_id!r} in this graph; `reverie profile list` shows them."
         )
-    where = "" if args.output == "-" else f" to {target}"
-    print(
+    where = "" if output == "-" else f" to {target}"
+    click.echo(
         f"Exported profile {profile_id}{where}: {report.nodes} nodes, {report.edges} relationships"
         f"{', with vectors' if report.embeddings else ''}.",
-        file=sys.stderr if args.output == "-" else sys.stdout,
+        err=output == "-",
     )
 
 
-async def _import(args: argparse.Namespace) -> None:
-    path = Path(_named(args, "import"))
-    if not args.into:
-        raise InvalidInputError("`reverie profile import FILE` needs --profile: the profile to import into")
+@profile.command("import")
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
+@click.option("--profile", "into", type=PROFILE, required=True, help="The profile to import into.")
+@click.option("--accept-unproven", is_flag=True, help="Read a format 1 file, which cannot show it is whole.")
+@synchronous
+async def import_command(path: Path, into: str, accept_unproven: bool) -> None:
+    """Read an exported FILE into profile --profile."""
     async with opened_store(load_settings()) as store:
-        report = await import_profile(store, args.into, path, args.accept_unproven)
-    print(
+        report = await import_profile(store, into, path, accept_unproven)
+    click.echo(
         f"Imported {report.nodes} nodes and {report.edges} relationships of profile "
         f"{report.source_profile_id} into {report.profile_id}."
     )
     if not report.embeddings:
-        print(f"The file held no vectors: run `reverie embeddings backfill --profile {report.profile_id}`.")
-
-
-def _named(args: argparse.Namespace, action: str) -> str:
-    if not args.target:
-        what = "FILE --profile Q" if action == "import" else "P"
-        raise InvalidInputError(f"`reverie profile {action}` needs {what}")
-    return str(args.target)
-
-
-ACTIONS = {"list": _list, "delete": _delete, "export": _export, "import": _import}
-
-
-def _dispatch(args: argparse.Namespace) -> None:
-    anyio.run(ACTIONS[args.action], args)
-
-
-def add_profile_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser("profile", help="list, delete, export and import profiles")
-    parser.add_argument("action", choices=list(ACTIONS))
-    parser.add_argument("target", nargs="?", help="delete, export: the profile; import: the file")
-    parser.add_argument("--yes", action="store_true", help="delete: confirm erasing everything in it")
-    parser.add_argument("--json", action="store_true", help="list: print JSON")
-    parser.add_argument("--output", help="export: the file to write (default P.jsonl; - for stdout)")
-    parser.add_argument("--embeddings", action="store_true", help="export: include each memory's vector")
-    parser.add_argument("--profile", dest="into", help="import: the profile to import into")
-    parser.add_argument(
-        "--accept-unproven",
-        action="store_true",
-        help="import: read a format 1 file (cannot show it is whole)",
-    )
-    parser.set_defaults(handler=_dispatch)
+        click.echo(
+            f"The file held no vectors: run `reverie embeddings backfill --profile {report.profile_id}`."
+        )

@@ -1,0 +1,66 @@
+"""What every `reverie` command shares: entering async code, refusing option pairs, JSON output."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any, ParamSpec, TypeVar
+
+import anyio
+import click
+
+from graph.access import validate_profile_id
+from graph.errors import InvalidInputError
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def synchronous(function: Callable[P, Awaitable[T]]) -> Callable[P, T]:
+    """An async command body as the plain function click calls: one event loop per command."""
+
+    @functools.wraps(function)
+    def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        return anyio.run(functools.partial(function, *args, **kwargs))
+
+    return run
+
+
+def _given(value: Any) -> bool:
+    """Not what an option holds when left out: no value, an unset flag, an empty repeat."""
+    return value is not None and value is not False and value != ()
+
+
+def exclusive_with(*others: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    """A parameter callback refusing this option beside the parameters named `others` (click has
+    no built-in for it). Click runs callbacks in command-line order, so the later one refuses."""
+
+    def check(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        given = [p for p in ctx.command.params if p.name in others and _given(ctx.params.get(p.name))]
+        if _given(value) and given:
+            flags = " / ".join(p.get_error_hint(ctx) for p in given)
+            raise click.BadParameter(f"cannot be used with {flags}", ctx=ctx, param=param)
+        return value
+
+    return check
+
+
+class ProfileId(click.ParamType[str, str]):
+    """A profile id, checked against the graph's rule while the options are read."""
+
+    name = "profile"
+
+    def convert(self, value: str, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        try:
+            return validate_profile_id(value)
+        except InvalidInputError as error:
+            self.fail(str(error), param, ctx)
+
+
+PROFILE = ProfileId()
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+
+
+def echo_json(payload: Any) -> None:
+    click.echo(json.dumps(payload, indent=2))

@@ -9,6 +9,8 @@ STAMP := $(VENV)/.installed-stamp
 INSPECTOR_DIR ?= $(HOME)/.cache/reverie/inspector
 INSPECTOR_VERSION := 2.12.0
 LOCOMO ?= ../shared/data/locomo-dev
+# Test processes at once (pytest-xdist); each loads the model and opens its own connections.
+TEST_WORKERS ?= 2
 
 .PHONY: setup run test lint bench bench-quick bench-locomo bench-dreams inspector browser clean
 
@@ -44,7 +46,7 @@ browser:
 # The suite also needs a second model, to prove two models' vectors never meet in one search.
 test: setup inspector browser
 	$(BIN)/reverie embeddings install --model all-minilm-l6-v2
-	REVERIE_INSPECTOR=$(INSPECTOR_DIR)/node_modules/.bin/mcp-inspector $(BIN)/python -m pytest
+	REVERIE_INSPECTOR=$(INSPECTOR_DIR)/node_modules/.bin/mcp-inspector $(BIN)/python -m pytest -n $(TEST_WORKERS) --durations=15
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

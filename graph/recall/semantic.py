@@ -40,6 +40,11 @@ log = logging.getLogger(__name__)
 # Reading 1,000 vectors whole costs about 12 ms here.
 EXACT_LIMIT: Final = 1_000
 MAX_FETCH: Final = 4_000
+# The index is asked for at least this many neighbours, what a recall of 10 asks anyway: an
+# approximate (HNSW) search for a handful misses too often. A profile of 150 near-identical
+# notes and one about a puppy had the puppy missing from the first 3 neighbours of "Does the
+# person own a dog?", and first among the first 9.
+MIN_FETCH: Final = 30
 
 
 @dataclass(frozen=True)
@@ -75,7 +80,7 @@ async def _nearest(
 async def semantic_lists(tx: ProfileTx, search: SemanticSearch) -> dict[EmbeddedKind, list[FoundMemory]]:
     """Each searched kind's nearest live memories of this profile, best first."""
     kinds = list(q.SEARCHED_KINDS)
-    found = await _nearest(tx, search, exact=[], indexed=kinds, fetch=search.limit)
+    found = await _nearest(tx, search, exact=[], indexed=kinds, fetch=max(search.limit, MIN_FETCH))
     if len(found) < search.enough:
         found = await _widened(tx, search, found)
     return {
@@ -92,7 +97,7 @@ async def _widened(tx: ProfileTx, search: SemanticSearch, first: list[FoundMemor
     exact = [kind for kind in q.SEARCHED_KINDS if 0 < sizes[kind] <= EXACT_LIMIT]
     indexed = [kind for kind in q.SEARCHED_KINDS if sizes[kind] > EXACT_LIMIT]
     kept = {kind: [memory for memory in first if memory.kind == kind.value] for kind in q.SEARCHED_KINDS}
-    fetch = search.limit
+    fetch = max(search.limit, MIN_FETCH)
     while exact or indexed:
         usable = sum(len(kept[kind]) for kind in indexed)
         fetch = _next_fetch(fetch, usable, search.enough)

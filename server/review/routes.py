@@ -303,6 +303,10 @@ class ReviewPage:
     # --- runs -----------------------------------------------------------------------------
 
     async def runs(self, request: Request, session: ReviewSession) -> Response:
+        # The cycle's progress is read before the runs: a page that says the cycle finished then
+        # always shows its run and dreams (read the other way, a cycle ending in between was
+        # announced beside a chart without it).
+        progress = self.cycles.look(session.profile)
         app, graph = await self.graph(session)
         state = await review.overview(graph, app.settings.dreaming_defaults())
         runs = (await recent_runs(graph)).runs
@@ -314,7 +318,7 @@ class ReviewPage:
             runs=runs,
             config=state.config,
             next_run=next_run(utcnow(), state.config),
-            progress=self.cycles.look(session.profile),
+            progress=progress,
             bars=bars,
             chart_width=chart_width(bars),
             chart_height=CHART_HEIGHT,

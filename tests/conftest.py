@@ -57,7 +57,8 @@ def _local_instance() -> LocalNeo4j:
 
 
 def _wants_database(config: pytest.Config) -> bool:
-    return not os.environ.get("REVERIE_TEST_NEO4J_URI") and "unit" not in (config.option.markexpr or "")
+    # Only the unit lane alone needs no database; "not unit" (the database lane) does.
+    return not os.environ.get("REVERIE_TEST_NEO4J_URI") and (config.option.markexpr or "").strip() != "unit"
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -113,14 +113,21 @@ class _Lanes:
     dreams: list[RecalledDream] = field(default_factory=list)
 
 
-async def _run_lanes(
-    graph: ProfileGraph, request: RecallRequest, terms: str, vectors: VectorKeeper | None
-) -> _Lanes:
-    """Both lanes at once: the database answers the lexical search while the model encodes the
+async def recall(
+    graph: ProfileGraph, request: RecallRequest, vectors: VectorKeeper | None = None
+) -> RecallResult:
+    """Search the profile; with `vectors` (the running model) the semantic lane runs beside
+    the lexical one. Each candidate comes with its open clarifications and citing dreams, so
+    only evidence, when asked for, takes another round.
+
+    Both lanes at once: the database answers the lexical search while the model encodes the
     query (outside any transaction: a retried transaction must not re-run it), and the two
     searches then run side by side. The vector search waits for this process's recent writes
     of the profile to have their vectors, so what was just remembered is found by meaning too.
     The lexical search also finds the open dreams whose text matches the query."""
+    terms = search_terms(request)
+    # Stored times all carry an offset; a naive bound would compare as null and match nothing.
+    request = replace(request, valid_at=as_utc(request.valid_at), known_at=as_utc(request.known_at))
     lanes = _Lanes()
 
     async def lexical() -> None:
@@ -133,19 +140,6 @@ async def _run_lanes(
         lanes.semantic = await graph.read_alone(semantic_search, request, query)
 
     await _together(lexical, *([partial(semantic, vectors)] if vectors is not None else []))
-    return lanes
-
-
-async def recall(
-    graph: ProfileGraph, request: RecallRequest, vectors: VectorKeeper | None = None
-) -> RecallResult:
-    """Search the profile; with `vectors` (the running model) the semantic lane runs beside
-    the lexical one. Each candidate comes with its open clarifications and citing dreams, so
-    only evidence, when asked for, takes another round."""
-    terms = search_terms(request)
-    # Stored times all carry an offset; a naive bound would compare as null and match nothing.
-    request = replace(request, valid_at=as_utc(request.valid_at), known_at=as_utc(request.known_at))
-    lanes = await _run_lanes(graph, request, terms, vectors)
     chosen = fuse(lanes.lexical, lanes.semantic, request.limit)
     items = [found.item() for found in chosen]
     if request.include_evidence:

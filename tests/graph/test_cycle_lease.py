@@ -3,6 +3,7 @@ space is no error."""
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 
 import anyio
@@ -100,6 +101,8 @@ async def test_a_scheduled_date_recorded_by_another_process_during_the_claim_is_
     # Another process's run for the date, written but not yet committed: this claim's check does
     # not see it, so its own write meets the date's unique constraint once the other commits.
     day = "2026-02-02"
+    # Run ids are unique across the instance, and the test database outlives a run.
+    other_run_id = f"other-process-{uuid.uuid4().hex}"
     failures: list[BaseException] = []
 
     async def claim() -> None:
@@ -111,14 +114,15 @@ async def test_a_scheduled_date_recorded_by_another_process_during_the_claim_is_
     async with store.driver.session(database=store.settings.database) as session:
         other = await session.begin_transaction()
         await other.run(
-            "CREATE (:DreamRun {profile_id: $profile_id, id: 'other-process', scheduled_date: $day, "
+            "CREATE (:DreamRun {profile_id: $profile_id, id: $run_id, scheduled_date: $day, "
             "status: 'completed'})",
             profile_id=graph.profile_id,
             day=day,
+            run_id=other_run_id,
         )
         async with anyio.create_task_group() as group:
             group.start_soon(claim)
             await _wait_until_blocked(store, graph.profile_id)
             await other.commit()
     assert len(failures) == 1 and isinstance(failures[0], AlreadyDreamedError), failures
-    assert failures[0].run_id == "other-process"
+    assert failures[0].run_id == other_run_id

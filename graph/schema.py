@@ -69,6 +69,8 @@ SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE INDEX dream_status_created IF NOT EXISTS FOR (n:Dream) ON (n.profile_id, n.status, n.created_at)",
     "CREATE INDEX dream_created IF NOT EXISTS FOR (n:Dream) ON (n.profile_id, n.created_at)",
     "CREATE INDEX dream_run IF NOT EXISTS FOR (n:Dream) ON (n.profile_id, n.run_id)",
+    # A theme that grows finds the earlier dreams on its thread.
+    "CREATE INDEX dream_topic IF NOT EXISTS FOR (n:Dream) ON (n.profile_id, n.topic)",
     "CREATE INDEX dreamrun_started IF NOT EXISTS FOR (n:DreamRun) ON (n.profile_id, n.started_at)",
     "CREATE INDEX dreamrun_status IF NOT EXISTS FOR (n:DreamRun) ON (n.profile_id, n.status)",
     "CREATE INDEX claim_created IF NOT EXISTS FOR (n:Claim) ON (n.profile_id, n.created_at)",

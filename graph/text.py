@@ -99,6 +99,16 @@ def tokens(text: str) -> list[str]:
     return [piece for word in words for piece in _unspaced_pairs(word[:-2] if word.endswith("'s") else word)]
 
 
+def as_written(term: str, text: str) -> str:
+    """`term` (one of `tokens(text)`) as `text` writes it: "Odile", not "odile"; the term itself
+    when no word of the text is exactly it."""
+    for match in _TOKEN.finditer(text):
+        word = match.group(0)
+        if normalize(word) == term or normalize(word).removesuffix("'s") == term:
+            return word.removesuffix("'s").removesuffix("\u2019s")
+    return term
+
+
 def _unspaced_pairs(word: str) -> list[str]:
     """The word as it is, or, where it holds Han or kana, those runs as overlapping pairs."""
     if _UNSPACED.search(word) is None:

@@ -31,6 +31,7 @@ from graph.dreams.evidence import (
     CandidatePair,
     Meaning,
     common_ceiling,
+    is_restatement,
     link_score,
     meaning_score,
     rare_shared,
@@ -257,9 +258,15 @@ def _candidate(
 
 
 async def _evidence_sets(tx: ProfileTx, memories: Iterable[Memory]) -> dict[str, set[str]]:
-    """The fragments behind each memory: a fragment is its own evidence, a fact has its claim's."""
+    """The fragments and claims behind each memory: a fragment is its own evidence with the claims
+    it supports, a fact has its claim and that claim's fragments."""
     chosen = list(memories)
-    evidence = {memory.id: {memory.id} for memory in chosen if memory.kind == "fragment"}
+    fragment_ids = sorted({memory.id for memory in chosen if memory.kind == "fragment"})
+    evidence = {fragment_id: {fragment_id} for fragment_id in fragment_ids}
+    for fragment_id, claims in linked_ids_from_rows(
+        await tx.run(q.FRAGMENT_CLAIM_IDS, ids=fragment_ids)
+    ).items():
+        evidence[fragment_id] |= claims
     fact_ids = sorted({memory.id for memory in chosen if memory.kind == "fact"})
     evidence.update(linked_ids_from_rows(await tx.run(q.FACT_EVIDENCE_IDS, ids=fact_ids)))
     return evidence
@@ -304,7 +311,10 @@ async def find_candidates(
     else:
         seeds = await _seeds(tx, now, max(MIN_SEEDS, max_outputs // 2 + 4))
         pairs = await _seeded(tx, space, seeds, corpus_size, max_outputs)
-    return await _unlinked(tx, [pair for pair in pairs if link_score(pair) is not None])
+    # Restatements are no link, but they are the duplicates the night may propose.
+    return await _unlinked(
+        tx, [pair for pair in pairs if link_score(pair) is not None or is_restatement(pair)]
+    )
 
 
 async def pair_evidence(

@@ -25,12 +25,12 @@ from neo4j.exceptions import ConstraintError
 from graph.access import ProfileGraph, ProfileTx
 from graph.clock import utcnow
 from graph.dreams import queries as q
-from graph.dreams.candidates import find_candidates
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig, effective_config
 from graph.dreams.generator import DreamGenerator, LinkGenerator, Proposal
 from graph.dreams.lease import ABANDONED, LEASE, keep_lease
 from graph.dreams.lifecycle import TRANSITIONS
 from graph.dreams.models import DreamDraft, DreamRun, DreamStatus, Phase, PhaseReport, RunStatus, Trigger
+from graph.dreams.night import find_all, propose_night
 from graph.dreams.records import CycleLock, OpenDream
 from graph.embedding.keeper import VectorKeeper
 from graph.embedding.kinds import EmbeddedKind
@@ -181,9 +181,10 @@ async def _reevaluate(graph: ProfileGraph, now: datetime, apply: bool) -> dict[s
 
 
 def _dream_fields(draft: DreamDraft) -> dict[str, Any]:
-    # Sources become DREAMED_FROM edges and pair_key is the MERGE key; everything else is stored.
+    # Sources and earlier dreams become edges and pair_key is the MERGE key; the rest is stored.
     return {
-        **draft.model_dump(exclude={"source_ids", "pair_key"}),
+        **draft.model_dump(mode="json", exclude={"source_ids", "pair_key", "builds_on", "statement"}),
+        "statement": draft.statement.model_dump_json() if draft.statement else None,
         "text": f"{draft.hypothesis} {draft.what_if}",
         "source_count": len(draft.source_ids),
     }
@@ -192,9 +193,9 @@ def _dream_fields(draft: DreamDraft) -> dict[str, Any]:
 async def _draft_dreams(
     graph: ProfileGraph, plan: CyclePlan, generator: DreamGenerator, model: str | None
 ) -> Proposal:
-    pairs = await graph.read(find_candidates, plan.max_outputs, plan.started_at, model)
+    findings = await graph.read(find_all, plan.max_outputs, plan.started_at, model)
     # Outside the transaction: a generator may take its time (or call a model).
-    return await generator.propose(pairs, plan.max_outputs)
+    return await propose_night(findings, generator, plan.max_outputs)
 
 
 async def _store_dreams(tx: ProfileTx, plan: CyclePlan, drafts: list[DreamDraft]) -> list[str]:
@@ -207,6 +208,7 @@ async def _store_dreams(tx: ProfileTx, plan: CyclePlan, drafts: list[DreamDraft]
             id=str(uuid.uuid4()),
             run_id=plan.run_id,
             source_ids=list(draft.source_ids),
+            builds_on=list(draft.builds_on),
             now=plan.started_at,
         )
         if row is not None:

@@ -79,6 +79,8 @@ _FILLER_TEXT = """
     able else another every whole together enough least less little big small
     oof ugh yikes phew whew meh ooh ohh yup nope gosh geez dang darn woah
     mon tue tues wed thu thur thurs fri sat sun jan feb mar apr jun jul aug sep sept oct nov dec
+    monday tuesday wednesday thursday friday saturday sunday january february march april june
+    july august september october november december morning afternoon evening night
 """
 FILLER_WORDS: Final = frozenset(_FILLER_TEXT.split())
 

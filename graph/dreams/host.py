@@ -32,6 +32,7 @@ from graph.dreams.models import (
     CandidateList,
     CandidateMemory,
     DreamCandidate,
+    DreamKind,
     DreamStatus,
     HostDreamResult,
 )
@@ -268,6 +269,8 @@ async def _write_in(tx: ProfileTx, writing: _Writing) -> HostDreamResult:
         "generator": writing.writer,
         "shared_terms": [term.term for term in scores.pair.shared[:4]],
         "source_count": len(memories),
+        # A thread through three or four memories is a theme; two are a link.
+        "kind": (DreamKind.LINK if len(memories) == 2 else DreamKind.THEME).value,
     }
     dream_id = str(uuid.uuid4())
     created = await tx.single(
@@ -277,6 +280,7 @@ async def _write_in(tx: ProfileTx, writing: _Writing) -> HostDreamResult:
         id=dream_id,
         run_id=None,
         source_ids=writing.ids,
+        builds_on=[],
         now=writing.now,
     )
     if created is None:

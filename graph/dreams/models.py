@@ -20,6 +20,14 @@ class DreamStatus(StrEnum):
     PROMOTED = "promoted"
 
 
+# What a dream proposes about its sources (no docstring: tools/list would repeat it).
+class DreamKind(StrEnum):
+    LINK = "link"  # two memories connected
+    THEME = "theme"  # one thread through three or more memories across time
+    DUPLICATE = "duplicate"  # two memories that say the same thing: keep one
+    CONTRADICTION = "contradiction"  # two memories that cannot both hold now: which does?
+
+
 class FeedbackDecision(StrEnum):
     REINFORCE = "reinforce"
     STALE = "stale"
@@ -68,7 +76,8 @@ class DreamRevision(Frozen):
 class DreamDraft(Frozen):
     """A hypothesis a generator proposes, before it is stored."""
 
-    hypothesis: str = Field(description="A statement about two memories the person can answer yes or no")
+    kind: DreamKind = DreamKind.LINK
+    hypothesis: str = Field(description="A statement about its memories the person can answer yes or no")
     why: str = Field(description="One line: the evidence for the link")
     what_if: str
     possible_outcome: str
@@ -77,13 +86,17 @@ class DreamDraft(Frozen):
     confidence: float = Field(ge=0, le=1)
     link_score: float = Field(description="The evidence as one number (meaning + rare shared words)")
     generator: str = Field(description="Which generator wrote the texts")
-    source_ids: tuple[str, str]
-    pair_key: str
+    source_ids: tuple[str, ...] = Field(min_length=2)
+    pair_key: str = Field(description="The sorted source ids: no two dreams cite the same memories")
     shared_terms: list[str]
+    topic: str | None = Field(default=None, description="A theme's thread, as a word root")
+    builds_on: tuple[str, ...] = Field(default=(), description="Earlier dreams this one extends")
+    statement: ClaimInput | None = Field(default=None, description="For the person to confirm")
 
 
 class Dream(Frozen):
     id: str
+    kind: DreamKind = DreamKind.LINK
     hypothesis: str
     why: str | None = Field(default=None, description="One line: the evidence for the link")
     what_if: str
@@ -102,10 +115,12 @@ class Dream(Frozen):
     feedback: list[FeedbackEntry] = Field(default_factory=list)
     statement: ClaimInput | None = Field(default=None, description="For the person to confirm")
     revisions: list[DreamRevision] = Field(default_factory=list, description="Earlier words, oldest first")
+    builds_on: list[str] = Field(default_factory=list, description="Ids of earlier dreams this one extends")
 
 
 class DreamSummary(Frozen):
     id: str
+    kind: DreamKind = DreamKind.LINK
     hypothesis: str
     why: str | None = None
     status: DreamStatus
@@ -176,6 +191,7 @@ class PromotionStage(StrEnum):
     PROMOTED = "promoted"
     NOT_PROMOTED = "not_promoted"
     AWAITING_CLAIMS = "awaiting_claims"
+    MERGED = "merged"
 
 
 class PromotionReport(Frozen):
@@ -189,8 +205,9 @@ class PromotionReport(Frozen):
     used_statement: bool = Field(default=False, description="The dream's stored statement was the claim")
     outcome: PromotionStage = Field(
         description="promoted: a claim became a fact; not_promoted: claims failed verification or "
-        "gates; awaiting_claims: no claims were sent"
+        "gates; awaiting_claims: no claims were sent; merged: of a duplicate, one was retracted"
     )
+    retracted_id: str | None = Field(default=None, description="merged: the fragment retracted")
     message: str
 
 

@@ -169,7 +169,17 @@ FACT_EVIDENCE_IDS = ScopedQuery(
     MATCH (x:Fact {profile_id: $profile_id, id: fact_id})
     MATCH (x)-[:PROMOTED_FROM]->(c:Claim {profile_id: $profile_id})
     MATCH (c)-[:SUPPORTED_BY]->(s:SourceFragment {profile_id: $profile_id})
-    RETURN fact_id AS id, collect(s.id) AS linked
+    RETURN fact_id AS id, collect(s.id) + collect(DISTINCT c.id) AS linked
+    """,
+)
+# The claims each of `$ids` (fragments) supports: two fragments behind one claim are linked already.
+FRAGMENT_CLAIM_IDS = ScopedQuery(
+    "fragment_claim_ids",
+    """
+    UNWIND $ids AS fragment_id
+    MATCH (s:SourceFragment {profile_id: $profile_id, id: fragment_id})
+          <-[:SUPPORTED_BY]-(c:Claim {profile_id: $profile_id})
+    RETURN fragment_id AS id, collect(c.id) AS linked
     """,
 )
 # Pairs dreamed before in any status, or judged empty by the host (`graph/dreams/host.py`).
@@ -237,7 +247,13 @@ CREATE_DREAM = ScopedQuery(
         WITH d, coalesce(f, x) AS source WHERE source IS NOT NULL
         MERGE (d)-[:DREAMED_FROM]->(source)
     }
-    RETURN DISTINCT d.id AS id
+    WITH DISTINCT d
+    CALL (d) {
+        UNWIND $builds_on AS earlier_id
+        MATCH (earlier:Dream {profile_id: $profile_id, id: earlier_id})
+        MERGE (d)-[:BUILDS_ON]->(earlier)
+    }
+    RETURN d.id AS id
     """,
 )
 
@@ -408,8 +424,10 @@ LIST_DREAMS = ScopedQuery(
     """
     MATCH (d:Dream {profile_id: $profile_id})
     WHERE d.created_at IS NOT NULL AND (size($statuses) = 0 OR d.status IN $statuses)
+      AND (size($kinds) = 0 OR coalesce(d.kind, 'link') IN $kinds)
       AND ($before IS NULL OR d.created_at < $before OR (d.created_at = $before AND d.id < $before_id))
-    RETURN d {.id, .hypothesis, .why, .status, .likelihood, .confidence, .created_at, .run_id} AS dream
+    RETURN d {.id, .hypothesis, .why, .status, .likelihood, .confidence, .created_at, .run_id,
+              kind: coalesce(d.kind, 'link')} AS dream
     ORDER BY d.created_at DESC, d.id DESC LIMIT $limit
     """,
 )
@@ -434,7 +452,8 @@ GET_DREAM = ScopedQuery(
                             at: coalesce(s.occurred_at, s.recorded_at, s.created_at)}] AS sources,
            [x IN feedback | x {.at, .decision, .feedback, .from_status, .to_status}] AS feedback,
            [x IN collect(rv) | x {.at, .generator, .hypothesis, .why, .what_if, .possible_outcome,
-                                  .statement}] AS revisions
+                                  .statement}] AS revisions,
+           COLLECT { MATCH (d)-[:BUILDS_ON]->(e:Dream {profile_id: $profile_id}) RETURN e.id } AS builds_on
     """,
 )
 # Writing a property first locks the dream, so concurrent feedback is applied one at a time.
@@ -443,7 +462,13 @@ LOCK_DREAM = ScopedQuery(
     """
     MATCH (d:Dream {profile_id: $profile_id, id: $id})
     SET d.lock_touched_at = $now
-    RETURN d.status AS status
+    RETURN d.status AS status, coalesce(d.kind, 'link') AS kind,
+           COLLECT {
+               MATCH (d)-[:DREAMED_FROM]->(s:SourceFragment {profile_id: $profile_id})
+               WHERE s.status = 'active'
+               RETURN {id: s.id, at: toString(coalesce(s.occurred_at, s.created_at)),
+                       supports: COUNT { (s)<-[:SUPPORTED_BY]-(:Claim {profile_id: $profile_id}) }}
+           } AS fragments
     """,
 )
 APPEND_FEEDBACK = ScopedQuery(
@@ -480,5 +505,92 @@ LINK_FEEDBACK_FRAGMENT = ScopedQuery(
     MATCH (d:Dream {profile_id: $profile_id, id: $id})
     MATCH (f:SourceFragment {profile_id: $profile_id, id: $fragment_id})
     MERGE (d)-[:FEEDBACK_EVIDENCE]->(f)
+    """,
+)
+
+# --- the other kinds: themes, duplicates, contradictions ------------------------------------
+
+# Every live memory of a small profile with its words, for the theme finder's word postings.
+PROFILE_MEMORIES = ScopedQuery(
+    "profile_memories",
+    f"""
+    CALL () {{
+        MATCH (m:SourceFragment)
+        USING INDEX m:SourceFragment(profile_id, status)
+        WHERE m.profile_id = $profile_id AND m.status = 'active'
+          AND NOT $feedback_label IN coalesce(m.labels, [])
+        RETURN 'fragment' AS kind, m LIMIT $cap
+      UNION ALL
+        MATCH (m:Fact)
+        WHERE m.profile_id = $profile_id AND m.status = 'active' AND m.recorded_at IS NOT NULL
+        RETURN 'fact' AS kind, m LIMIT $cap
+    }}
+    RETURN kind, {MEMORY_FIELDS}
+    LIMIT $cap
+    """,
+)
+# The live fragments using each of `$terms` (Lucene-safe words), for terms used by at least
+# `$min_holders` and fewer than `$cap` of them: a larger profile's theme threads, from its seeds.
+TERM_HOLDERS = ScopedQuery(
+    "term_holders",
+    f"""
+    UNWIND $terms AS term
+    CALL (term) {{
+        CALL db.index.fulltext.queryNodes('fragment_text',
+            'profile_key:' + $profile_key + ' AND status:active AND text:' + term, {{limit: $cap}})
+        YIELD node
+        WHERE node.profile_id = $profile_id AND NOT $feedback_label IN coalesce(node.labels, [])
+        RETURN collect(node) AS holders
+    }}
+    WITH term, holders WHERE $min_holders <= size(holders) < $cap
+    UNWIND holders AS m
+    RETURN term, 'fragment' AS kind, {MEMORY_FIELDS}
+    """,
+)
+# The theme dreams already on any of `$topics`, each with its newest source's time.
+EARLIER_THEMES = ScopedQuery(
+    "earlier_themes",
+    """
+    MATCH (d:Dream {profile_id: $profile_id})
+    WHERE d.topic IN $topics
+    OPTIONAL MATCH (d)-[:DREAMED_FROM]->(s)
+    WITH d, max(coalesce(s.occurred_at, s.recorded_at, s.created_at)) AS latest
+    RETURN d.id AS id, d.topic AS topic, d.status AS status, toString(latest) AS latest,
+           toString(d.created_at) AS created_at
+    ORDER BY d.created_at DESC
+    """,
+)
+# The newest claims not (yet) memory in a one-value slot that an active fact holds with another
+# value, each with its newest supporting fragment, when that was said after everything behind
+# the fact: the person may have moved on, and only they can say. Bounded by `$cap` claims.
+LATER_CLAIMS_AGAINST_FACTS = ScopedQuery(
+    "later_claims_against_facts",
+    f"""
+    UNWIND ['candidate', 'validated', 'rejected'] AS status
+    CALL (status) {{
+        MATCH (c:Claim {{profile_id: $profile_id, status: status}})
+        WHERE c.created_at IS NOT NULL AND c.predicate IN $predicates
+        WITH c ORDER BY c.profile_id, c.status, c.created_at DESC LIMIT $cap
+        RETURN c
+    }}
+    MATCH (x:Fact {{profile_id: $profile_id, slot: c.slot}})
+    WHERE x.status = 'active' AND x.claim_key <> c.claim_key
+    CALL (c) {{
+        MATCH (c)-[:SUPPORTED_BY]->(s:SourceFragment {{profile_id: $profile_id}})
+        WHERE s.status = 'active' AND NOT $feedback_label IN coalesce(s.labels, [])
+        RETURN s ORDER BY s.occurred_at DESC LIMIT 1
+    }}
+    CALL (x) {{
+        MATCH (x)-[:PROMOTED_FROM]->(:Claim {{profile_id: $profile_id}})
+              -[:SUPPORTED_BY]->(h:SourceFragment {{profile_id: $profile_id}})
+        RETURN max(h.occurred_at) AS held_since
+    }}
+    WITH c, x, s AS m, held_since WHERE held_since IS NOT NULL AND m.occurred_at > held_since
+    RETURN c.id AS claim_id, c.subject AS subject, c.predicate AS predicate, c.object AS object,
+           c.extract_conf AS extract_conf, c.resolution_conf AS resolution_conf,
+           x.object AS held, toString(held_since) AS held_since,
+           {{id: x.id, text: x.text, quality: coalesce(x.truth_score, 0.5),
+             created_at: toString(x.recorded_at), occurred_at: toString(held_since)}} AS fact,
+           'fragment' AS kind, {MEMORY_FIELDS}
     """,
 )

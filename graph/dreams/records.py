@@ -17,6 +17,7 @@ from typing import Any, Final, Literal
 
 from graph.dreams.models import (
     Dream,
+    DreamKind,
     DreamRevision,
     DreamStatus,
     DreamSummary,
@@ -308,9 +309,30 @@ def stored_statement_from_row(row: Row) -> ClaimInput | None:
     return statement.model_copy(update={"supported_by": [i for i in statement.supported_by if i in live]})
 
 
-def dream_status_from_row(row: Row) -> DreamStatus:
-    """From `LOCK_DREAM`: the status of the dream just locked."""
-    return DreamStatus(row["status"])
+@dataclass(frozen=True)
+class CitedFragment:
+    """A live fragment a dream cites: when it was said and how many claims it supports."""
+
+    id: str
+    at: datetime
+    supports: int
+
+
+@dataclass(frozen=True)
+class LockedDream:
+    """From `LOCK_DREAM`: the dream just locked, its kind and its live fragments."""
+
+    status: DreamStatus
+    kind: DreamKind
+    fragments: tuple[CitedFragment, ...]
+
+    @classmethod
+    def from_row(cls, row: Row) -> LockedDream:
+        fragments = tuple(
+            CitedFragment(str(item["id"]), time_of(item["at"]), int(item["supports"]))
+            for item in row["fragments"]
+        )
+        return cls(DreamStatus(row["status"]), DreamKind(row["kind"]), fragments)
 
 
 def dream_summary_from_row(row: Row) -> DreamSummary:
@@ -318,7 +340,7 @@ def dream_summary_from_row(row: Row) -> DreamSummary:
     return DreamSummary.model_validate(row["dream"])
 
 
-_DREAM_PARTS = ("sources", "feedback", "revisions", "statement")
+_DREAM_PARTS = ("sources", "feedback", "revisions", "statement", "builds_on")
 
 
 def statement_of(stored: Mapping[str, Any]) -> ClaimInput | None:
@@ -329,9 +351,14 @@ def statement_of(stored: Mapping[str, Any]) -> ClaimInput | None:
 
 def dream_from_row(row: Row) -> Dream:
     """From `GET_DREAM`: the dream, its sources (every one with its words), the feedback on it and
-    its earlier words. A property the dream node lacks reads as null."""
+    its earlier words. A property the dream node lacks takes the field's default (a dream from
+    before kinds existed is a link)."""
     stored = row["dream"]
-    fields = {name: stored.get(name) for name in Dream.model_fields if name not in _DREAM_PARTS}
+    fields = {
+        name: stored[name]
+        for name in Dream.model_fields
+        if name not in _DREAM_PARTS and stored.get(name) is not None
+    }
     revisions = [
         DreamRevision.model_validate({**revision, "statement": statement_of(revision)})
         for revision in row["revisions"]
@@ -343,5 +370,65 @@ def dream_from_row(row: Row) -> Dream:
             "feedback": row["feedback"],
             "revisions": revisions,
             "statement": statement_of(stored),
+            "builds_on": row["builds_on"],
         }
     )
+
+
+@dataclass(frozen=True)
+class EarlierTheme:
+    """A theme dream already on a thread, and the time of its newest source."""
+
+    id: str
+    topic: str
+    status: DreamStatus
+    latest: datetime | None
+
+    @classmethod
+    def from_row(cls, row: Row) -> EarlierTheme:
+        latest = row["latest"]
+        return cls(
+            str(row["id"]), str(row["topic"]), DreamStatus(row["status"]), time_of(latest) if latest else None
+        )
+
+
+@dataclass(frozen=True)
+class HeldTerm:
+    """A memory that uses a word (`TERM_HOLDERS`)."""
+
+    term: str
+    memory: Memory
+
+    @classmethod
+    def from_row(cls, row: Row) -> HeldTerm:
+        return cls(str(row["term"]), memory_from_row(row))
+
+
+@dataclass(frozen=True)
+class LaterClaim:
+    """A claim said after everything behind the active fact it disagrees with
+    (`LATER_CLAIMS_AGAINST_FACTS`): the fact, the fragment that said the claim, and both values."""
+
+    claim_id: str
+    subject: str
+    predicate: str
+    value: str
+    held: str
+    extract_conf: float
+    resolution_conf: float
+    fact: Memory
+    said: Memory
+
+    @classmethod
+    def from_row(cls, row: Row) -> LaterClaim:
+        return cls(
+            claim_id=str(row["claim_id"]),
+            subject=str(row["subject"]),
+            predicate=str(row["predicate"]),
+            value=str(row["object"]),
+            held=str(row["held"]),
+            extract_conf=float(row["extract_conf"]),
+            resolution_conf=float(row["resolution_conf"]),
+            fact=memory_from_row({**row["fact"], "kind": "fact"}),
+            said=memory_from_row(row),
+        )

@@ -18,6 +18,7 @@ from graph.dreams.lifecycle import next_status
 from graph.dreams.models import (
     MAX_FEEDBACK_CHARS,
     Dream,
+    DreamKind,
     DreamPage,
     DreamRun,
     DreamStatus,
@@ -27,10 +28,11 @@ from graph.dreams.models import (
     PromotionStage,
 )
 from graph.dreams.records import (
+    CitedFragment,
+    LockedDream,
     StatusCount,
     StoredRun,
     dream_from_row,
-    dream_status_from_row,
     dream_summary_from_row,
 )
 from graph.dreams.runs import run_as_of
@@ -39,7 +41,8 @@ from graph.embedding.store import PassageVectors, embed_passages
 from graph.errors import InvalidInputError, NotFoundError
 from graph.memory.claims import DREAM_FEEDBACK_LABEL
 from graph.memory.models import Authority, ClaimInput, ClaimResult, FragmentStatus, PromotionOutcome
-from graph.memory.pipeline import RememberRequest, remember_in
+from graph.memory.pipeline import DEFAULT_VERIFIER, RememberRequest, remember_in
+from graph.memory.retraction import retract_in
 
 MAX_LIST_LIMIT = 100
 RETRACTED = FragmentStatus.RETRACTED.value
@@ -52,9 +55,13 @@ class DreamingOverview(Frozen):
 
 
 async def list_dreams(
-    graph: ProfileGraph, statuses: Collection[DreamStatus] = (), limit: int = 20, cursor: str | None = None
+    graph: ProfileGraph,
+    statuses: Collection[DreamStatus] = (),
+    limit: int = 20,
+    cursor: str | None = None,
+    kinds: Collection[DreamKind] = (),
 ) -> DreamPage:
-    """Newest first; only dreams in `statuses` when any are given."""
+    """Newest first; only dreams in `statuses` and of `kinds` when any are given."""
     if not 1 <= limit <= MAX_LIST_LIMIT:
         raise InvalidInputError(f"limit must be 1 to {MAX_LIST_LIMIT}.")
     before, before_id = decode_cursor(cursor, "list_dreams") if cursor else (None, None)
@@ -62,6 +69,7 @@ async def list_dreams(
         ProfileTx.run,
         q.LIST_DREAMS,
         statuses=[status.value for status in statuses],
+        kinds=[kind.value for kind in kinds],
         before=before,
         before_id=before_id,
         limit=limit + 1,
@@ -219,6 +227,37 @@ async def resolve_feedback(
     return await graph.write(_record_verdict, verdict)
 
 
+def retired_of(fragments: Sequence[CitedFragment]) -> CitedFragment:
+    """Of two fragments that say the same thing, the one to retract: the earlier, unless only it
+    supports claims (retracting it would take their support away)."""
+    earlier, later = sorted(fragments, key=lambda fragment: (fragment.at, fragment.id))
+    return later if earlier.supports and not later.supports else earlier
+
+
+async def _merge(
+    tx: ProfileTx, verdict: _Verdict, fragments: Sequence[CitedFragment], promotion: PromotionReport
+) -> PromotionReport:
+    """The person confirmed a duplicate: one fragment is retracted, in the verdict's transaction,
+    through the ordinary retraction (its words stay on record until the person forgets them)."""
+    if len(fragments) != 2:
+        raise InvalidInputError(
+            "this duplicate no longer has two live memories to merge (one was retracted or forgotten); "
+            "mark it stale instead. Nothing was changed."
+        )
+    retired = retired_of(fragments)
+    kept = next(fragment for fragment in fragments if fragment is not retired)
+    reason = f"said again in {kept.id}; merged when the person confirmed dream {verdict.dream_id}"
+    await retract_in(tx, retired.id, reason, verdict.at, DEFAULT_VERIFIER)
+    return promotion.model_copy(
+        update={
+            "outcome": PromotionStage.MERGED,
+            "retracted_id": retired.id,
+            "message": f"Kept {kept.id} and retracted {retired.id}, which said the same thing; its words "
+            "stay on record until the person forgets them.",
+        }
+    )
+
+
 @dataclass(frozen=True)
 class _Verdict:
     dream_id: str
@@ -233,10 +272,13 @@ async def _record_verdict(tx: ProfileTx, verdict: _Verdict) -> FeedbackResult:
     row = await tx.single(q.LOCK_DREAM, id=verdict.dream_id, now=verdict.at)
     if row is None:
         raise NotFoundError("dream", verdict.dream_id)
-    target = next_status(verdict.dream_id, dream_status_from_row(row), verdict.decision)
+    locked = LockedDream.from_row(row)
+    target = next_status(verdict.dream_id, locked.status, verdict.decision)
     promotion = None
     if verdict.confirmation is not None and target is DreamStatus.PROMOTED:
         promotion = await _promote(tx, verdict.dream_id, verdict.confirmation, verdict.at, verdict.vectors)
+        if locked.kind is DreamKind.DUPLICATE:
+            promotion = await _merge(tx, verdict, locked.fragments, promotion)
     await tx.run(
         q.APPEND_FEEDBACK,
         id=verdict.dream_id,

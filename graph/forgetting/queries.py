@@ -124,10 +124,12 @@ ERASE_DREAMS = ScopedQuery(
     WITH d, collect(s) AS sources
     OPTIONAL MATCH (d)-[:HAS_FEEDBACK]->(fb)
     WITH d, sources, collect(fb) AS feedback,
+         COLLECT { MATCH (d)-[:BUILDS_ON]->(e:Dream {profile_id: $profile_id}) RETURN e } AS earlier,
+         COLLECT { MATCH (d)<-[:BUILDS_ON]-(l:Dream {profile_id: $profile_id}) RETURN l } AS later,
          d {.id, .pair_key, .likelihood, .confidence, .generator, .run_id, .created_at, .source_count,
-            .status} AS kept
+            .status, .kind} AS kept
     DETACH DELETE d
-    CREATE (n:Dream {profile_id: $profile_id, profile_key: $profile_key, id: kept.id,
+    CREATE (n:Dream {profile_id: $profile_id, profile_key: $profile_key, id: kept.id, kind: kept.kind,
                      pair_key: kept.pair_key, likelihood: kept.likelihood, confidence: kept.confidence,
                      generator: kept.generator, run_id: kept.run_id, created_at: kept.created_at,
                      source_count: kept.source_count, hypothesis: $hypothesis, what_if: '',
@@ -136,6 +138,8 @@ ERASE_DREAMS = ScopedQuery(
                                   ELSE kept.status END})
     FOREACH (s IN sources | CREATE (n)-[:DREAMED_FROM]->(s))
     FOREACH (fb IN feedback | CREATE (n)-[:HAS_FEEDBACK]->(fb) SET fb.feedback = null)
+    FOREACH (e IN earlier | CREATE (n)-[:BUILDS_ON]->(e))
+    FOREACH (l IN later | CREATE (l)-[:BUILDS_ON]->(n))
     RETURN count(n) AS erased
     """,
 )

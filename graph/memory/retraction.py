@@ -38,13 +38,13 @@ async def retract(
     claim gets its vector like any other."""
     if not reason.strip():
         raise InvalidInputError("reason is empty: say why this memory is withdrawn (kept for the record).")
-    result = await graph.write(_retract_in, item_id, reason, now or utcnow(), verifier)
+    result = await graph.write(retract_in, item_id, reason, now or utcnow(), verifier)
     if vectors is not None:
         vectors.keep(graph, [node for claim in result.reconsidered_claims for node in claim_nodes(claim)])
     return result
 
 
-async def _retract_in(
+async def retract_in(
     tx: ProfileTx, item_id: str, reason: str, now: datetime, verifier: ClaimVerifier
 ) -> RetractResult:
     row = await tx.single(q.RETRACT_FRAGMENT, id=item_id, reason=reason, now=now)

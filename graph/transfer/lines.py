@@ -43,6 +43,7 @@ EDGES: Final = frozenset({
     ("Dream", "DREAMED_FROM", "Forgotten"),
     ("Dream", "HAS_FEEDBACK", "DreamFeedback"),
     ("Dream", "HAS_REVISION", "DreamRevision"),
+    ("Dream", "BUILDS_ON", "Dream"),
     ("Dream", "FEEDBACK_EVIDENCE", "SourceFragment"),
 })  # fmt: skip
 # Written by the importer itself, or runtime state that means nothing in another graph.

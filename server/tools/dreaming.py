@@ -17,6 +17,7 @@ from graph.dreams.cycle import CycleRequest, run_cycle
 from graph.dreams.models import (
     MAX_FEEDBACK_CHARS,
     Dream,
+    DreamKind,
     DreamPage,
     DreamRun,
     DreamStatus,
@@ -129,10 +130,13 @@ async def list_dreams(
     status: Annotated[DreamStatus | None, Field(description="Only dreams in this status")] = None,
     limit: Annotated[int, Field(ge=1, le=review.MAX_LIST_LIMIT)] = 20,
     cursor: Annotated[str | None, Field(description="next_cursor from the previous page")] = None,
+    kind: Annotated[DreamKind | None, Field(description="Only dreams of this kind")] = None,
 ) -> DreamPage:
     """Dreams of this profile, newest first, one page at a time."""
     graph = await app_of(ctx).graph_for(write=False)
-    return await review.list_dreams(graph, (status,) if status else (), limit, cursor)
+    return await review.list_dreams(
+        graph, (status,) if status else (), limit, cursor, (kind,) if kind else ()
+    )
 
 
 @mapped_errors

@@ -1,0 +1,107 @@
+"""The deterministic words of themes and duplicates: built from the memories themselves, their
+dates and the figures behind them, never claiming more than the evidence says."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Final
+
+from graph.dreams.models import DreamDraft, DreamKind
+from graph.dreams.records import Memory
+from graph.dreams.writer import excerpt
+
+QUOTE_CHARS: Final = 90
+SHORT_CHARS: Final = 50
+THEME_GENERATOR: Final = "themes-v1"
+DUPLICATE_GENERATOR: Final = "duplicates-v1"
+
+
+def day_of(moment: datetime) -> str:
+    return f"{moment.day} {moment:%B %Y}"
+
+
+def span_of(apart: timedelta) -> str:
+    days = apart.days
+    if days >= 60:
+        return f"{round(days / 30.4)} months"
+    return f"{days} days" if days != 1 else "a day"
+
+
+def sources_key(ids: Sequence[str]) -> str:
+    """The sorted ids: no two dreams cite the same memories."""
+    return "|".join(sorted(ids))
+
+
+def _quoted(memory: Memory, term: str | None) -> str:
+    return f'"{excerpt(memory.text, term, QUOTE_CHARS)}" ({day_of(memory.when())})'
+
+
+def _average_quality(memories: Sequence[Memory]) -> float:
+    return sum(memory.quality for memory in memories) / len(memories)
+
+
+def theme_draft(
+    topic: str,
+    term: str,
+    sources: Sequence[Memory],
+    figures: tuple[int, int, float],
+    builds_on: str | None,
+) -> DreamDraft:
+    """A thread through `sources` (oldest first); `figures` are the word's holders, the sittings it
+    came up in and the thread's weight."""
+    holders, sittings, weight = figures
+    first, last = sources[0].when(), sources[-1].when()
+    span = span_of(last - first)
+    quotes = "; ".join(_quoted(memory, term) for memory in sources)
+    grew = " It has come up again since the last dream about it." if builds_on else ""
+    rationale = (
+        f"'{term}' is in {holders} memories, which come from {sittings} separate sittings over {span} "
+        f"({day_of(first)} to {day_of(last)}); one memory per sitting is cited, spread over that time. "
+        f"Weight {weight:.1f}: the word's rarity in this profile and in English, times the log of "
+        f"the sittings.{grew}"
+    )
+    return DreamDraft(
+        kind=DreamKind.THEME,
+        hypothesis=f"{term} keeps coming back over {span}, in {sittings} separate conversations: {quotes}.",
+        why=f"{term} comes up on {sittings} different days from {day_of(first)} to {day_of(last)}; "
+        "few other memories mention it.",
+        what_if=f"What if {term} matters more to the person than any single mention of it shows?",
+        possible_outcome=f"If so, the assistant can bring up {term} when it fits and recall these "
+        "memories together, and the person can confirm what it means to them as memory.",
+        rationale=rationale,
+        likelihood=round(min(0.9, 1 - math.exp(-weight / 4)), 3),
+        confidence=round(_average_quality(sources) * 0.75, 3),
+        link_score=round(weight, 3),
+        generator=THEME_GENERATOR,
+        source_ids=tuple(memory.id for memory in sources),
+        pair_key=sources_key([memory.id for memory in sources]),
+        shared_terms=[term],
+        topic=topic,
+        builds_on=(builds_on,) if builds_on else (),
+    )
+
+
+def duplicate_draft(first: Memory, second: Memory, overlap: float, cosine: float | None) -> DreamDraft:
+    """Two memories saying the same thing; accepting keeps one and retracts the other."""
+    earlier, later = sorted((first, second), key=lambda memory: memory.when())
+    meaning = f"cosine {cosine:.3f}" if cosine is not None else "no vectors to compare"
+    apart = span_of(later.when() - earlier.when())
+    return DreamDraft(
+        kind=DreamKind.DUPLICATE,
+        hypothesis=f"{_quoted(earlier, None)} and {_quoted(later, None)} say the same thing.",
+        why=f"{overlap:.0%} of their words are shared ({meaning}); said {apart} apart.",
+        what_if="What if one is enough? Accepting keeps the later (unless only the earlier supports "
+        "claims) and retracts the other, whose words stay on record until the person forgets them.",
+        possible_outcome="If so, recall shows the memory once instead of twice.",
+        rationale=f"Topical words shared: {overlap:.0%} of the two's together; meaning: {meaning}; "
+        f"said {apart} apart.",
+        likelihood=round(min(0.9, overlap), 3),
+        confidence=round(_average_quality((first, second)) * 0.9, 3),
+        link_score=round(overlap, 3),
+        generator=DUPLICATE_GENERATOR,
+        source_ids=(earlier.id, later.id),
+        pair_key=sources_key([first.id, second.id]),
+        shared_terms=[],
+    )

@@ -1,0 +1,222 @@
+"""Themes: one thread through three or more memories, told on different days.
+
+A theme is a word few of the profile's memories use (a name, or a word uncommon in English such
+as "pottery" or "adoption"), used in at least `MIN_SITTINGS` separate sittings spread over at
+least `MIN_SPAN`. Where it comes from:
+
+- a profile of up to `EXACT_LIMIT` memories is read whole and every word's holders are counted
+  in the process;
+- a larger one asks the fulltext index for the holders of its newest memories' words, so a
+  thread is found where the person has just come back to it, and the cost follows the seeds.
+
+Each sitting gives one source (its most substantive memory), spread from the first sitting to
+the last. A thread already dreamed is proposed again only when it has grown: a sitting newer
+than every source of the latest dream on it, which the new dream then builds on. A thread the
+person rejected stays rejected.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from itertools import combinations
+from statistics import fmean
+from typing import Final
+
+from graph.access import ProfileTx
+from graph.dreams import queries as q
+from graph.dreams.evidence import (
+    SAME_MOMENT,
+    SharedTerm,
+    addressed_only,
+    common_ceiling,
+    english_rarity,
+    term_root,
+    term_weight,
+    topical_roots,
+    topical_terms,
+    written_as_names,
+)
+from graph.dreams.models import DreamStatus
+from graph.dreams.neighbours import EXACT_LIMIT
+from graph.dreams.records import EarlierTheme, HeldTerm, Memory, memory_from_row
+from graph.memory.claims import DREAM_FEEDBACK_LABEL
+from graph.text import as_written, fulltext_query
+
+MIN_SITTINGS: Final = 3
+MAX_SOURCES: Final = 5
+MIN_SPAN: Final = timedelta(days=14)
+# A source has something to say besides the thread: at least this many topical words.
+MIN_SOURCE_WORDS: Final = 3
+# Below this English rarity a lower-case word is an everyday subject ("work", "dinner").
+MIN_ENGLISH_RARITY: Final = 0.5
+# Sources sharing this much of their other words on average repeat one sentence.
+MAX_SHARED: Final = 0.5
+SEEDS: Final = 40
+TERMS_PER_SEED: Final = 8
+# Statuses of an earlier theme that a grown thread builds on; a rejected one is left alone.
+GROWS_FROM: Final = (DreamStatus.PROPOSED, DreamStatus.REINFORCED, DreamStatus.PROMOTED)
+
+
+@dataclass(frozen=True)
+class Theme:
+    topic: str  # the thread's word root
+    term: str  # the word as the person wrote it most recently
+    sources: tuple[Memory, ...]  # one per sitting, oldest first
+    holders: int  # memories of the profile using the word
+    sittings: int  # separate sittings it came up in
+    weight: float
+    builds_on: str | None = None
+
+
+def sittings_of(memories: Iterable[Memory]) -> list[list[Memory]]:
+    """Memories grouped into sittings: a gap of `SAME_MOMENT` or more starts a new one."""
+    groups: list[list[Memory]] = []
+    for memory in sorted(memories, key=lambda m: (m.when(), m.id)):
+        if groups and memory.when() - groups[-1][-1].when() < SAME_MOMENT:
+            groups[-1].append(memory)
+        else:
+            groups.append([memory])
+    return groups
+
+
+def _spread(items: Sequence[Memory], count: int) -> tuple[Memory, ...]:
+    """`count` of `items` (in time order) from the first to the last, evenly spaced."""
+    if len(items) <= count:
+        return tuple(items)
+    step = (len(items) - 1) / (count - 1)
+    return tuple(items[round(i * step)] for i in range(count))
+
+
+def _substantive(memory: Memory) -> int:
+    return len(topical_terms(memory.text))
+
+
+def _written(root: str, memory: Memory) -> str:
+    term = next((t for t in topical_terms(memory.text) if term_root(t) == root), root)
+    return as_written(term, memory.text)
+
+
+def _theme(root: str, holders: Sequence[Memory], corpus_size: int) -> Theme | None:
+    """The thread through `holders` of the word `root`, or None when it is no theme."""
+    if any(root in addressed_only(m.text) for m in holders):
+        return None
+    # A fact's time is when it was recorded, not when it was said: the fragments behind it tell.
+    groups = sittings_of(m for m in holders if m.kind == "fragment" and _substantive(m) >= MIN_SOURCE_WORDS)
+    if len(groups) < MIN_SITTINGS or groups[-1][0].when() - groups[0][0].when() < MIN_SPAN:
+        return None
+    latest = groups[-1][-1]
+    term = _written(root, latest)
+    named = sum(root in written_as_names(m.text) for m in holders) >= 2
+    english = english_rarity(term)
+    if not named and english < MIN_ENGLISH_RARITY:
+        return None
+    best = [max(group, key=lambda m: (_substantive(m), m.when())) for group in groups]
+    if _repeated(root, best):
+        return None
+    weight = term_weight(SharedTerm(term, len(holders), english, named), corpus_size)
+    return Theme(
+        topic=root,
+        term=term,
+        sources=_spread(best, MAX_SOURCES),
+        holders=len(holders),
+        sittings=len(groups),
+        weight=weight * math.log(len(groups)),
+    )
+
+
+def _repeated(root: str, sources: Sequence[Memory]) -> bool:
+    """Whether the sources are mostly one sentence said again (a routine: "cleaned the kitchen on
+    Monday", "... on Friday"): a thread is one word through otherwise different memories."""
+    words = [topical_roots(memory.text) - {root} for memory in sources]
+    overlaps = [len(a & b) / len(a | b) for a, b in combinations(words, 2) if a | b]
+    return bool(overlaps) and fmean(overlaps) >= MAX_SHARED
+
+
+def themes_in(postings: Mapping[str, Sequence[Memory]], corpus_size: int) -> list[Theme]:
+    """Every thread among the words' holders, strongest first."""
+    ceiling = common_ceiling(corpus_size)
+    found = [
+        theme
+        for root, holders in postings.items()
+        if MIN_SITTINGS <= len(holders) <= ceiling and (theme := _theme(root, holders, corpus_size))
+    ]
+    return sorted(found, key=lambda theme: (-theme.weight, theme.topic))
+
+
+def grown(themes: Sequence[Theme], earlier: Sequence[EarlierTheme]) -> list[Theme]:
+    """The new threads, and the old ones with a sitting newer than the latest dream on them
+    (which they then build on); the rest were dreamed already."""
+    latest: dict[str, EarlierTheme] = {}
+    for dream in earlier:  # newest first
+        latest.setdefault(dream.topic, dream)
+    kept = []
+    for theme in themes:
+        before = latest.get(theme.topic)
+        if before is None:
+            kept.append(theme)
+        elif _has_grown(theme, before):
+            kept.append(_building_on(theme, before))
+    return kept
+
+
+def _has_grown(theme: Theme, before: EarlierTheme) -> bool:
+    newest = theme.sources[-1].when()
+    return before.status in GROWS_FROM and before.latest is not None and newest - before.latest >= SAME_MOMENT
+
+
+def _building_on(theme: Theme, before: EarlierTheme) -> Theme:
+    return Theme(
+        theme.topic, theme.term, theme.sources, theme.holders, theme.sittings, theme.weight, before.id
+    )
+
+
+# --- reading the threads ---------------------------------------------------------------------
+
+
+def _postings(memories: Iterable[Memory]) -> dict[str, list[Memory]]:
+    postings: dict[str, list[Memory]] = defaultdict(list)
+    for memory in memories:
+        for root in {term_root(term) for term in topical_terms(memory.text)}:
+            postings[root].append(memory)
+    return postings
+
+
+async def _whole_profile(tx: ProfileTx) -> list[Memory] | None:
+    """Every live memory, or None when the profile has more than `EXACT_LIMIT`."""
+    rows = await tx.run(q.PROFILE_MEMORIES, cap=EXACT_LIMIT + 1, feedback_label=DREAM_FEEDBACK_LABEL)
+    memories = [memory_from_row(row) for row in rows]
+    return memories if len(memories) <= EXACT_LIMIT else None
+
+
+async def _seeded_postings(tx: ProfileTx, corpus_size: int) -> dict[str, list[Memory]]:
+    rows = await tx.run(
+        q.SEED_MEMORIES, recent=SEEDS, window_starts=[], per_window=0, feedback_label=DREAM_FEEDBACK_LABEL
+    )
+    words = {term for row in rows for term in topical_terms(memory_from_row(row).text)[:TERMS_PER_SEED]}
+    safe = sorted({query for term in words if (query := fulltext_query(term)) is not None})
+    held = await tx.run(
+        q.TERM_HOLDERS,
+        terms=safe,
+        min_holders=MIN_SITTINGS,
+        cap=common_ceiling(corpus_size) + 1,
+        feedback_label=DREAM_FEEDBACK_LABEL,
+    )
+    postings: dict[str, dict[str, Memory]] = defaultdict(dict)
+    for item in map(HeldTerm.from_row, held):
+        postings[term_root(item.term)][item.memory.id] = item.memory
+    return {root: list(holders.values()) for root, holders in postings.items()}
+
+
+async def find_themes(tx: ProfileTx, corpus_size: int) -> list[Theme]:
+    """The profile's threads worth a dream, strongest first."""
+    memories = await _whole_profile(tx)
+    postings = _postings(memories) if memories is not None else await _seeded_postings(tx, corpus_size)
+    themes = themes_in(postings, corpus_size)
+    if not themes:
+        return []
+    rows = await tx.run(q.EARLIER_THEMES, topics=[theme.topic for theme in themes])
+    return grown(themes, [EarlierTheme.from_row(row) for row in rows])

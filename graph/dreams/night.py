@@ -54,7 +54,7 @@ def _theme_drafts(themes: Sequence[Theme]) -> list[DreamDraft]:
     ]
 
 
-def _take(drafts: Sequence[DreamDraft], count: int, used: set[str]) -> list[DreamDraft]:
+def take_unused(drafts: Sequence[DreamDraft], count: int, used: set[str]) -> list[DreamDraft]:
     """Up to `count` of `drafts`, in order, none citing a memory already `used` (which grows)."""
     taken: list[DreamDraft] = []
     for draft in drafts:
@@ -66,23 +66,23 @@ def _take(drafts: Sequence[DreamDraft], count: int, used: set[str]) -> list[Drea
     return taken
 
 
-def _by_turns(*kinds: Sequence[DreamDraft]) -> list[DreamDraft]:
+def by_turns(*kinds: Sequence[DreamDraft]) -> list[DreamDraft]:
     """One of each kind in turn, each kind's best first."""
     return [draft for draft in chain.from_iterable(zip_longest(*kinds)) if draft is not None]
 
 
 async def propose_night(findings: Findings, generator: DreamGenerator, max_outputs: int) -> Proposal:
     # A contradiction is a question about what holds now: it comes first.
-    others = findings.contradictions + _by_turns(
+    others = findings.contradictions + by_turns(
         duplicate_drafts(findings.pairs), _theme_drafts(findings.themes)
     )
     used: set[str] = set()
-    chosen = _take(others, (max_outputs + 1) // 2, used)
+    chosen = take_unused(others, (max_outputs + 1) // 2, used)
     pairs = [pair for pair in findings.pairs if pair.first.id not in used and pair.second.id not in used]
     room = max_outputs - len(chosen)
     links = await generator.propose(pairs, room) if room > 0 else Proposal([])
     used.update(chain.from_iterable(draft.source_ids for draft in links.drafts))
-    rest = _take([d for d in others if d not in chosen], room - len(links.drafts), used)
+    rest = take_unused([d for d in others if d not in chosen], room - len(links.drafts), used)
     drafts = chosen + links.drafts + rest
     counts = dict(links.counts)
     for draft in drafts:

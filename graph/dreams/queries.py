@@ -443,7 +443,7 @@ GET_DREAM = ScopedQuery(
     WITH d, sources, collect(fb) AS feedback
     OPTIONAL MATCH (d)-[:HAS_REVISION]->(rv)
     WITH d, sources, feedback, rv ORDER BY rv.at
-    RETURN d {.*} AS dream,
+    RETURN d {.*, kind: coalesce(d.kind, 'link')} AS dream,
            [s IN sources | {kind: CASE WHEN s:Fact THEN 'fact' WHEN s:Claim THEN 'claim'
                                        WHEN s:Forgotten THEN 'forgotten' ELSE 'fragment' END,
                             id: s.id, text: coalesce(left(s.text, 200), ''),

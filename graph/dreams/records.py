@@ -351,14 +351,9 @@ def statement_of(stored: Mapping[str, Any]) -> ClaimInput | None:
 
 def dream_from_row(row: Row) -> Dream:
     """From `GET_DREAM`: the dream, its sources (every one with its words), the feedback on it and
-    its earlier words. A property the dream node lacks takes the field's default (a dream from
-    before kinds existed is a link)."""
+    its earlier words. A property the dream node lacks reads as null."""
     stored = row["dream"]
-    fields = {
-        name: stored[name]
-        for name in Dream.model_fields
-        if name not in _DREAM_PARTS and stored.get(name) is not None
-    }
+    fields = {name: stored.get(name) for name in Dream.model_fields if name not in _DREAM_PARTS}
     revisions = [
         DreamRevision.model_validate({**revision, "statement": statement_of(revision)})
         for revision in row["revisions"]

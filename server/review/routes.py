@@ -23,7 +23,7 @@ from graph.access import ProfileGraph
 from graph.clock import utcnow
 from graph.dreams import review
 from graph.dreams.cycle import CycleRequest, ProgressFn, run_cycle
-from graph.dreams.models import MAX_FEEDBACK_CHARS, DreamStatus, FeedbackDecision
+from graph.dreams.models import MAX_FEEDBACK_CHARS, DreamKind, DreamStatus, FeedbackDecision
 from graph.dreams.runs import recent_runs
 from graph.errors import ReverieError, validation_problems
 from graph.forgetting.cascade import MAX_REASON_CHARS, forget
@@ -68,6 +68,7 @@ QUEUES: dict[str, tuple[DreamStatus, ...]] = {
     "all": (),
     **{status.value: (status,) for status in DreamStatus},
 }
+KINDS = [kind.value for kind in DreamKind]
 PAGE_SIZE = 10
 # As the tools bound dream_id and claim_id.
 MAX_ID_CHARS = 64
@@ -235,12 +236,24 @@ class ReviewPage:
         queue = request.query_params.get("status", "open")
         if queue not in QUEUES:
             raise _FormError(f"status must be one of: {', '.join(QUEUES)}.")
+        kind = request.query_params.get("kind") or None
+        if kind is not None and kind not in KINDS:
+            raise _FormError(f"kind must be one of: {', '.join(KINDS)}.")
         app, graph = await self.graph(session)
         cursor = request.query_params.get("cursor") or None
-        page = await review.list_dreams(graph, QUEUES[queue], PAGE_SIZE, cursor)
+        kinds = (DreamKind(kind),) if kind else ()
+        page = await review.list_dreams(graph, QUEUES[queue], PAGE_SIZE, cursor, kinds)
         state = await review.overview(graph, app.settings.dreaming_defaults())
         return self.render(
-            request, "dreams.html", session, page=page, queue=queue, queues=list(QUEUES), counts=state.counts
+            request,
+            "dreams.html",
+            session,
+            page=page,
+            queue=queue,
+            queues=list(QUEUES),
+            counts=state.counts,
+            kind=kind,
+            kinds=KINDS,
         )
 
     async def dream(self, request: Request, session: ReviewSession) -> Response:

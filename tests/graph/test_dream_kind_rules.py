@@ -1,0 +1,125 @@
+"""The rules of themes, duplicates and a night's budget, on memories made in the test."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from graph.dreams.duplicates import is_duplicate, occasions
+from graph.dreams.evidence import CandidatePair, Meaning
+from graph.dreams.kind_words import sources_key, theme_draft
+from graph.dreams.models import DreamDraft, DreamKind, DreamStatus
+from graph.dreams.night import by_turns, take_unused
+from graph.dreams.records import CitedFragment, EarlierTheme, Memory
+from graph.dreams.review import retired_of
+from graph.dreams.themes import grown, sittings_of, themes_in
+
+pytestmark = pytest.mark.unit
+
+START = datetime(2024, 3, 1, 9, tzinfo=UTC)
+
+
+def memory(text: str, days: float, memory_id: str | None = None, kind: str = "fragment") -> Memory:
+    at = START + timedelta(days=days)
+    return Memory(kind, memory_id or f"m{days}", text, 0.8, at, at)  # type: ignore[arg-type]
+
+
+def pair(first: Memory, second: Memory, cosine: float | None = None) -> CandidatePair:
+    meaning = Meaning(cosine, 0.5, 0.5) if cosine is not None else None
+    return CandidatePair(first, second, meaning, (), 100)
+
+
+KAYAK = [
+    memory("Took the kayak out on the lake at dawn and saw a heron fishing.", 0),
+    memory("Patched a crack in the kayak hull with epoxy in the garage.", 40),
+    memory("Booked a guided kayak tour along the fjords for the holiday.", 80),
+    memory("Sold the old kayak paddle and ordered a carbon one online.", 120),
+]
+
+
+def test_a_word_through_three_sittings_months_apart_is_a_theme_spread_from_first_to_last() -> None:
+    [theme] = themes_in({"kayak": KAYAK}, corpus_size=60)
+    assert theme.term == "kayak" and theme.sittings == 4
+    assert theme.sources == tuple(KAYAK)
+
+
+def test_no_theme_from_one_sitting_a_short_span_an_everyday_word_or_one_sentence_repeated() -> None:
+    one_evening = [memory(m.text, 0.01 * i, f"e{i}") for i, m in enumerate(KAYAK)]
+    one_week = [memory(m.text, 2 * i, f"w{i}") for i, m in enumerate(KAYAK)]
+    dinner = [
+        memory(text, 40 * i, f"d{i}")
+        for i, text in enumerate(
+            (
+                "Cooked dinner for my parents and we played cards after.",
+                "Dinner at the new place downtown was too salty for me.",
+                "Skipped dinner because the meeting ran until nine.",
+            )
+        )
+    ]
+    routine = [memory("Cleaned the kitchen and did two loads of washing.", 40 * i, f"r{i}") for i in range(3)]
+    assert themes_in({"kayak": one_evening}, 60) == []
+    assert themes_in({"kayak": one_week}, 60) == []
+    assert themes_in({"dinner": dinner}, 60) == []
+    assert themes_in({"washing": routine}, 60) == []
+
+
+def test_a_facts_time_is_not_a_sitting() -> None:
+    facts = [memory(m.text, 40 * i, f"f{i}", kind="fact") for i, m in enumerate(KAYAK[:3])]
+    assert themes_in({"kayak": facts}, 60) == []
+
+
+def test_a_dreamed_thread_comes_back_only_grown_and_never_after_a_rejection() -> None:
+    [theme] = themes_in({"kayak": KAYAK}, 60)
+    newest = KAYAK[-1].when()
+    earlier = EarlierTheme("d1", "kayak", DreamStatus.PROPOSED, newest)
+    assert grown([theme], [earlier]) == []
+    before = EarlierTheme("d1", "kayak", DreamStatus.PROPOSED, newest - timedelta(days=30))
+    [again] = grown([theme], [before])
+    assert again.builds_on == "d1"
+    rejected = EarlierTheme("d1", "kayak", DreamStatus.REJECTED, newest - timedelta(days=30))
+    assert grown([theme], [rejected]) == []
+
+
+def test_sittings_split_at_six_hours() -> None:
+    memories = [memory("a", 0, "a"), memory("b", 0.2, "b"), memory("c", 0.5, "c")]
+    assert [[m.id for m in group] for group in sittings_of(memories)] == [["a", "b"], ["c"]]
+
+
+def test_a_restatement_weeks_apart_is_a_duplicate_but_not_a_routine_or_small_talk() -> None:
+    first = memory("My daughter Ines is allergic to peanuts and carries an EpiPen.", 0, "a")
+    again = memory("Ines, my daughter, is allergic to peanuts and carries an EpiPen.", 40, "b")
+    assert is_duplicate(pair(first, again, 0.98))
+    assert not is_duplicate(pair(first, memory(again.text, 0.1, "c"), 0.98)), "same sitting"
+    friday = memory("Watched a film at home on Friday night and fell asleep.", 0, "f")
+    thursday = memory("Watched a film at home on Thursday night and fell asleep.", 40, "t")
+    assert occasions(friday.text) != occasions(thursday.text)
+    assert not is_duplicate(pair(friday, thursday, 0.97))
+    assert not is_duplicate(
+        pair(memory("Thanks, see you!", 0, "x"), memory("Thanks, see you!", 9, "y"), 0.99)
+    )
+
+
+def test_a_merge_retracts_the_earlier_unless_only_it_supports_claims() -> None:
+    earlier = CitedFragment("a", START, supports=0)
+    later = CitedFragment("b", START + timedelta(days=9), supports=0)
+    assert retired_of([later, earlier]) is earlier
+    holding = CitedFragment("a", START, supports=1)
+    assert retired_of([holding, later]) is later
+
+
+def draft(kind: DreamKind, *ids: str) -> DreamDraft:
+    return theme_draft(
+        "t", "t", [memory("x", i, source) for i, source in enumerate(ids)], (3, 3, 1.0), None
+    ).model_copy(update={"kind": kind, "source_ids": ids, "pair_key": sources_key(ids)})
+
+
+def test_kinds_take_turns_and_a_memory_is_cited_once_a_night() -> None:
+    duplicates = [draft(DreamKind.DUPLICATE, "a", "b"), draft(DreamKind.DUPLICATE, "c", "d")]
+    themes = [draft(DreamKind.THEME, "e", "f", "g"), draft(DreamKind.THEME, "a", "h", "i")]
+    ordered = by_turns(duplicates, themes)
+    assert [d.source_ids for d in ordered] == [("a", "b"), ("e", "f", "g"), ("c", "d"), ("a", "h", "i")]
+    used: set[str] = set()
+    taken = take_unused(ordered, 10, used)
+    assert [d.source_ids for d in taken] == [("a", "b"), ("e", "f", "g"), ("c", "d")]
+    assert take_unused(ordered, 0, set()) == []

@@ -1,16 +1,19 @@
 """`python -m bench.dream_quality`: are the dreams worth a person's attention?
 
-Two measures, both through the real MCP tools on the bench's Neo4j:
+Four lanes (`--lanes`), all through the real MCP tools on the bench's own Neo4j instance
+(`--instance`, emptied before each profile):
 
-- **LoCoMo.** Every turn of each conversation is remembered (as `bench.locomo` does), then
+- **locomo.** Every turn of each conversation is remembered (as `bench.locomo` does), then
   `run_dreaming_cycle` runs `--cycles` times with `max_outputs` `--per-cycle`. A dream *hits*
   when its two source turns are both evidence of one question (a link the dataset's authors
   drew); precision is hits over dreams. A dream is *small talk* when either source has fewer
   than two topical words once greetings, fillers and the speakers' names are set aside.
-- **Synthetic.** A profile where pairs of memories share a rare name in otherwise unrelated
-  sentences, among many sentences cut from a few templates. Precision is named pairs over dreams.
+- **five-pairs**, **planted**, **synthetic.** Profiles with links planted in them
+  (`bench/dream_profiles.py`); a dream hits when it links a planted pair. five-pairs runs one
+  cycle of 5, planted two of 10, synthetic the LoCoMo lane's cycles.
 
-Nothing is asserted: the figures and five dreams per conversation are printed, and everything
+Nothing is asserted: the figures beside the targets and five dreams per conversation or
+profile are printed, and everything
 is written to bench/results/dreams-<time>.json.
 """
 
@@ -18,9 +21,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -28,7 +30,9 @@ from typing import Any
 
 from mcp import Client
 
+from bench import dream_profiles
 from bench.database import BenchDatabase, driver_for, prepare, provisioned
+from bench.dream_profiles import Profile
 from bench.locomo import ConversationRun, remember_turns, say, server_settings
 from bench.locomo_data import Conversation, load_conversations
 from bench.machine import source_revision
@@ -37,7 +41,13 @@ from bench.stats import Stopwatch
 from graph.dreams.evidence import topical_terms
 from server.app import build_server
 
-TARGETS = {"locomo_precision": 0.10, "synthetic_precision": 0.8}
+# The issue's targets; the LoCoMo lane's dreams are at least as many as before this method (64).
+TARGETS: dict[str, dict[str, float]] = {
+    "five-pairs": {"dreams": 4, "precision": 0.8},
+    "planted": {"found": 12, "precision": 0.8},
+    "synthetic": {"precision": 0.8},
+    "locomo": {"dreams": 64, "precision": 0.2},
+}
 INSTANCE = "dreams"
 
 
@@ -55,6 +65,7 @@ class DreamSeen:
 class Lane:
     dreams: list[DreamSeen] = field(default_factory=list)
     cycle_seconds: list[float] = field(default_factory=list)
+    planted: int = 0  # the profile's planted pairs; 0 for LoCoMo
 
     def figures(self) -> dict[str, Any]:
         count = len(self.dreams)
@@ -117,110 +128,26 @@ async def locomo_conversation(
             )
 
 
-# --- the synthetic profile ---------------------------------------------------------------
-
-_NAMES = (
-    "Ottoline Brisk",
-    "Casimir Vantongeren",
-    "Marisol Quenby",
-    "Thaddeus Ruark",
-    "Ingrid Solvang",
-    "Anselm Prideaux",
-    "Bettina Kovalenko",
-    "Leocadia Frame",
-    "Ravindra Oakhurst",
-    "Zephyrine Mott",
-    "Hollis Varga",
-    "Perpetua Lindqvist",
-    "Evander Crouch",
-    "Seraphina Ndiaye",
-    "Wystan Albright",
-)
-# Each sentence is used once: a named pair shares its name and nothing else.
-_FIRST = (
-    "I met {name} at the climbing gym and we compared bouldering routes for an hour.",
-    "{name} lent me a cast-iron pan that makes the best cornbread.",
-    "My dentist appointment got moved because {name} needed the slot.",
-    "{name} is organising the street party and asked me to bring paper lanterns.",
-    "We carpooled to the conference with {name}, who drives very carefully.",
-    "{name} fixed the wobbly bookshelf in the hallway with two brackets.",
-    "At the pottery class {name} showed me how to centre clay on the wheel.",
-    "{name} sent me a playlist of Brazilian jazz for the long drive.",
-    "The new tenant downstairs, {name}, keeps bees on the roof terrace.",
-    "{name} and I split the cost of a second-hand kayak.",
-    "During the power cut {name} brought over candles and a thermos of soup.",
-    "{name} convinced me to sign up for the autumn half marathon.",
-    "My sister's wedding photographer was {name}, who barely stopped smiling.",
-    "{name} translated the old letters my grandmother wrote in Polish.",
-    "On the night train to Vienna I shared a compartment with {name}.",
-)
-_SECOND = (
-    "Got a postcard from {name} in Reykjavik, with a drawing of a puffin.",
-    "{name} recommended a novel about lighthouse keepers that I started tonight.",
-    "The plumber said {name} had the same leak last winter and patched it with tape.",
-    "I owe {name} forty euros for the concert tickets.",
-    "{name} taught my niece to play chess over the holidays.",
-    "Birthday reminder: {name} turns fifty on the ninth.",
-    "{name} is moving to Lisbon next spring for a museum job.",
-    "I borrowed a tent from {name} for the festival and tore the flysheet.",
-    "{name} called to ask whether I still have the ladder.",
-    "There is a photo of {name} holding a giant pumpkin on my fridge.",
-    "{name} got me into sourdough by gifting a jar of starter.",
-    "The cat sitter cancelled, so {name} will feed Miso this weekend.",
-    "{name} beat me at table tennis three games in a row.",
-    "I need to return the drill to {name} before Friday.",
-    "{name} wrote a glowing reference for my volunteering application.",
-)
-_TASKS = (
-    "quarterly review",
-    "design sync",
-    "budget call",
-    "retro",
-    "vendor demo",
-    "offsite planning",
-    "hiring panel",
-    "roadmap session",
-    "security audit",
-    "launch rehearsal",
-    "training",
-    "standup",
-)
+# --- profiles with planted links ---------------------------------------------------------
 
 
-def synthetic_memories(seed: int = 7) -> tuple[list[str], set[frozenset[int]]]:
-    """Named pairs (rare name, different sentences) among template sentences; the named pairs."""
-    rng = random.Random(seed)
-    texts: list[str] = []
-    pairs: set[frozenset[int]] = set()
-    for name, first_template, second_template in zip(_NAMES, _FIRST, _SECOND, strict=True):
-        first = first_template.format(name=name)
-        second = second_template.format(name=name.split()[0])
-        pairs.add(frozenset((len(texts), len(texts) + 1)))
-        texts.extend([first, second])
-    while len(texts) < 200:
-        moved, room = rng.sample(_TASKS, 2)
-        day = rng.choice(("Monday", "Tuesday", "Wednesday", "Thursday", "Friday"))
-        texts.append(f"Jordan moved the {moved} to {day} to make room for the {room}.")
-    order = list(range(len(texts)))
-    rng.shuffle(order)
-    position = {old: new for new, old in enumerate(order)}
-    return [texts[old] for old in order], {frozenset(position[i] for i in pair) for pair in pairs}
-
-
-async def synthetic(db: BenchDatabase, lane: Lane, cycles: int, per_cycle: int) -> None:
-    texts, pairs = synthetic_memories()
+async def profile_lane(db: BenchDatabase, name: str, profile: Profile, lane: Lane, shape: Shape) -> None:
+    """Remember the profile's memories one a day, dream, and count the dreams that link a
+    planted pair."""
+    texts, pairs = profile
+    lane.planted = len(pairs)
     start = datetime(2025, 1, 1, tzinfo=UTC)
-    async with Client(build_server(server_settings(db, "dreams-synthetic"), "stdio")) as client:
+    async with Client(build_server(server_settings(db, f"dreams-{name}"), "stdio")) as client:
         ids: dict[str, int] = {}
         for index, text in enumerate(texts):
             when = (start + timedelta(days=index)).isoformat()
             stored = await _call(client, "remember", content=text, occurred_at=when)
             ids[stored["fragment"]["id"]] = index
-        for dream in await _dream(client, lane, cycles, per_cycle):
+        for dream in await _dream(client, lane, shape.cycles, shape.per_cycle):
             members = frozenset(ids[source["id"]] for source in dream["sources"])
             lane.dreams.append(
                 DreamSeen(
-                    "synthetic",
+                    name,
                     dream["hypothesis"],
                     dream.get("why"),
                     [texts[i] for i in sorted(members)],
@@ -233,36 +160,68 @@ async def synthetic(db: BenchDatabase, lane: Lane, cycles: int, per_cycle: int) 
 # --- the run -----------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Shape:
+    cycles: int
+    per_cycle: int
+
+
+PROFILES: dict[str, Callable[[], Profile]] = {
+    "five-pairs": dream_profiles.five_pairs,
+    "planted": dream_profiles.planted,
+    "synthetic": dream_profiles.synthetic,
+}
+# The issue's shapes: one cycle of 5 for a dozen memories, two of 10 for the planted profile.
+SHAPES = {"five-pairs": Shape(1, 5), "planted": Shape(2, 10)}
+LANES = ("five-pairs", "planted", "synthetic", "locomo")
+
+
 async def run_all(
-    db: BenchDatabase, conversations: Sequence[Conversation], cycles: int, per_cycle: int
+    db: BenchDatabase, conversations: Sequence[Conversation], lanes: Sequence[str], default: Shape
 ) -> dict[str, Lane]:
     driver = driver_for(db.settings)
-    lanes = {"locomo": Lane(), "synthetic": Lane()}
+    results = {name: Lane() for name in lanes}
     try:
-        for conversation in conversations:
-            await prepare(driver)
-            await locomo_conversation(db, conversation, lanes["locomo"], cycles, per_cycle)
-        await prepare(driver)
-        await synthetic(db, lanes["synthetic"], cycles, per_cycle)
+        for name in lanes:
+            shape = SHAPES.get(name, default)
+            if name == "locomo":
+                for conversation in conversations:
+                    await prepare(driver)
+                    await locomo_conversation(db, conversation, results[name], shape.cycles, shape.per_cycle)
+            else:
+                await prepare(driver)
+                await profile_lane(db, name, PROFILES[name](), results[name], shape)
     finally:
         await driver.close()
-    return lanes
+    return results
+
+
+def _verdict(met: bool) -> str:
+    return "met" if met else "not met"
+
+
+def _figure_line(name: str, lane: Lane) -> str:
+    figures = lane.figures()
+    count, hits, precision = figures["dreams"], figures["hits"], figures["precision"]
+    line = f"{name}: {count} dreams, {hits} hits, precision {precision:.3f}"
+    target = TARGETS[name]
+    if "dreams" in target:
+        line += f" (target >= {target['dreams']} dreams: {_verdict(count >= target['dreams'])})"
+    if "found" in target:
+        line += f", {hits} of {lane.planted} planted found (target >= {target['found']}: "
+        line += f"{_verdict(hits >= target['found'])})"
+    line += f" (target precision >= {target['precision']}: {_verdict(precision >= target['precision'])})"
+    if name == "locomo":
+        line += f", small talk {figures['small_talk']} (target 0: {_verdict(figures['small_talk'] == 0)})"
+    return f"{line}, slowest cycle {figures['cycle_seconds_max']:.2f} s"
 
 
 def report(lanes: dict[str, Lane], samples: int) -> str:
-    lines = []
-    for name, lane in lanes.items():
-        figures = lane.figures()
-        target = TARGETS[name + "_precision"]
-        verdict = "met" if figures["precision"] >= target else "not met"
-        lines.append(
-            f"{name}: {figures['dreams']} dreams, {figures['hits']} hits, "
-            f"precision {figures['precision']:.3f} (target {target}: {verdict}), "
-            f"small talk {figures['small_talk']}, slowest cycle {figures['cycle_seconds_max']:.2f} s"
-        )
+    lines = [_figure_line(name, lane) for name, lane in lanes.items()]
     by_conversation: dict[str, list[DreamSeen]] = {}
-    for dream in lanes["locomo"].dreams + lanes["synthetic"].dreams:
-        by_conversation.setdefault(dream.conversation, []).append(dream)
+    for lane in lanes.values():
+        for dream in lane.dreams:
+            by_conversation.setdefault(dream.conversation, []).append(dream)
     for conversation, dreams in by_conversation.items():
         lines.append(f"--- {conversation}: the first {samples} dreams")
         for dream in dreams[:samples]:
@@ -270,19 +229,30 @@ def report(lanes: dict[str, Lane], samples: int) -> str:
     return "\n".join(lines)
 
 
+def _lane_names(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = sorted(set(names) - set(LANES))
+    if unknown:
+        choices = ", ".join(LANES)
+        raise argparse.ArgumentTypeError(f"unknown lanes {', '.join(unknown)}; choose from {choices}")
+    return names
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.dream_quality", description=__doc__.split("\n")[0])
     parser.add_argument(
         "--data", type=Path, required=True, help="folder of LoCoMo conversation files (*.json)"
     )
-    parser.add_argument("--cycles", type=int, default=3)
-    parser.add_argument("--per-cycle", type=int, default=20, help="max_outputs of each cycle")
-    parser.add_argument("--samples", type=int, default=5, help="dreams printed per conversation")
+    parser.add_argument("--cycles", type=int, default=3, help="cycles of the locomo and synthetic lanes")
+    parser.add_argument("--per-cycle", type=int, default=20, help="max_outputs of those cycles")
+    parser.add_argument("--samples", type=int, default=5, help="dreams printed per conversation or profile")
+    parser.add_argument("--lanes", type=_lane_names, default=list(LANES), help="comma-separated lanes to run")
+    parser.add_argument("--instance", default=INSTANCE, help="the managed Neo4j instance (emptied)")
     args = parser.parse_args(argv)
-    conversations = load_conversations(args.data)
+    conversations = load_conversations(args.data) if "locomo" in args.lanes else []
     started, watch = datetime.now(UTC), Stopwatch()
-    with provisioned(INSTANCE) as db:
-        lanes = asyncio.run(run_all(db, conversations, args.cycles, args.per_cycle))
+    with provisioned(args.instance) as db:
+        lanes = asyncio.run(run_all(db, conversations, args.lanes, Shape(args.cycles, args.per_cycle)))
     print(report(lanes, args.samples))
     print(f"whole run: {watch.seconds:.0f} s")
     document = {

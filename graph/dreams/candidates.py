@@ -238,12 +238,14 @@ async def _meanings(
     everyone = known | await space.neighbours(list(others.values()), NEIGHBOURHOOD)
     neighbourhood = {member: fmean(cosine for _, cosine in rows) for member, rows in everyone.items() if rows}
     cosines = await space.cosines([key for key, item in pairs.items() if item.cosine is None])
+    nearest = {member: rows[0][0].id for member, rows in everyone.items() if rows}
     meanings = {}
     for key, item in pairs.items():
         cosine = item.cosine if item.cosine is not None else cosines.get(key)
         first, second = neighbourhood.get(item.seed.id), neighbourhood.get(item.other.id)
         if cosine is not None and first is not None and second is not None:
-            meanings[key] = Meaning(cosine, first, second)
+            mutual = nearest.get(item.seed.id) == item.other.id and nearest.get(item.other.id) == item.seed.id
+            meanings[key] = Meaning(cosine, first, second, mutual)
     return meanings
 
 

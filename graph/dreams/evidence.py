@@ -11,13 +11,16 @@ Two kinds of evidence, each discounted for what is common in this profile:
 - **Rare shared words.** Words both memories use that few memories of the profile use
   (names, places, things), weighted by squared inverse document frequency, by how rare the word
   is in English at large (wordfreq's Zipf scale: "door" and "heard" count for little, "pottery"
-  for much, a name for all), and `ENTITY_WEIGHT` times more when both write it as a name.
-  Greetings, fillers and words found in more than `COMMON_SHARE` of the profile are not
-  evidence at all.
+  for much, a name for all), and `ENTITY_WEIGHT` times more when the word names one thing: both
+  write it as a name, or no other memory uses it and English rarely does ("axolotl",
+  "falconry": a word that specific says what the two share whatever its case). Greetings,
+  fillers and words found in more than `COMMON_SHARE` of the profile are not evidence at all.
 
-A pair is a connection when the sum clears `MIN_LINK_SCORE` and it is not a restatement
-(a near-identical vector, or nearly the same words). The weights were chosen on the LoCoMo
-development split, measuring how often a pair is evidence of one question.
+A pair is a connection when the sum clears the floor and it is not a restatement (a
+near-identical vector, or nearly the same words). The floor is `MIN_LINK_SCORE` in a profile of
+`REFERENCE_SIZE` memories and lower in a smaller one, which compares fewer pairs, so chance
+closeness reaches less far (`link_floor`). The weights were chosen on the LoCoMo development
+split, measuring how often a pair is evidence of one question.
 """
 
 from __future__ import annotations
@@ -51,6 +54,14 @@ COMMON_SHARE: Final = 0.05
 # Counting how many memories use a word stops here: past it the word is common at any size.
 MAX_COUNTED: Final = 500
 MIN_LINK_SCORE: Final = 3.0
+# The profile size MIN_LINK_SCORE was chosen at (the development split's conversations hold 370
+# to 680 memories), and the smallest for which the floor still shrinks: below it a memory has
+# no neighbourhood to be measured against.
+REFERENCE_SIZE: Final = 500
+SMALLEST_SIZE: Final = NEIGHBOURHOOD + 2
+# Each the other's nearest memory is worth this many units when the neighbourhood is the whole
+# profile, and proportionally less as it becomes a smaller part of it (`meaning_score`).
+MUTUAL_NEAREST: Final = 1.0
 # Without vectors (semantic lane off) only words can link: one word shared by at most this
 # many memories, or several rarer ones.
 MIN_LEXICAL_SCORE: Final = 1.0
@@ -104,6 +115,8 @@ class Meaning:
     # The mean cosine of each memory to its nearest neighbours in the profile.
     first_neighbourhood: float
     second_neighbourhood: float
+    # Each is the other's nearest memory.
+    mutual_nearest: bool = False
 
     @property
     def distinctiveness(self) -> float:
@@ -264,8 +277,14 @@ def idf(term: SharedTerm, corpus_size: int) -> float:
     return math.log(max(corpus_size, IDF_FLOOR_CORPUS) / term.frequency)
 
 
+def names_one_thing(term: SharedTerm) -> bool:
+    """A name both write, or a word only this pair uses that is uncommon in English in full:
+    either points at one thing (a person, an axolotl, falconry) rather than a mood ("hectic")."""
+    return term.entity or (term.frequency <= 2 and term.english >= 1.0)
+
+
 def term_weight(term: SharedTerm, corpus_size: int) -> float:
-    named = ENTITY_WEIGHT if term.entity else 1.0
+    named = ENTITY_WEIGHT if names_one_thing(term) else 1.0
     return idf(term, corpus_size) ** 2 * term.english * named
 
 
@@ -273,8 +292,18 @@ def word_score(pair: CandidatePair) -> float:
     return RARE_WEIGHT * sum(term_weight(term, pair.corpus_size) for term in pair.shared)
 
 
+def mutual_bonus(pair: CandidatePair) -> float:
+    """Being each other's nearest memory, in units. CSLS compares a pair with its look-alikes;
+    in a small profile the neighbourhood is nearly every memory, so it compares the pair with
+    the average memory instead, and only the ranks still say "closer than any other". In a
+    large profile the neighbourhood is a small part of it and CSLS already says as much."""
+    if pair.meaning is None or not pair.meaning.mutual_nearest:
+        return 0.0
+    return MUTUAL_NEAREST * min(1.0, NEIGHBOURHOOD / max(pair.corpus_size - 1, 1))
+
+
 def meaning_score(pair: CandidatePair) -> float:
-    return pair.meaning.distinctiveness if pair.meaning is not None else 0.0
+    return pair.meaning.distinctiveness + mutual_bonus(pair) if pair.meaning is not None else 0.0
 
 
 def is_restatement(pair: CandidatePair) -> bool:
@@ -291,10 +320,24 @@ def evidence_score(pair: CandidatePair) -> float:
     return meaning_score(pair) + word_score(pair)
 
 
+def link_floor(corpus_size: int, with_meaning: bool = True) -> float:
+    """The score a connection needs in a profile of `corpus_size` memories.
+
+    The floors were chosen so that chance (a pair that is close or shares words by accident)
+    stays under them in a profile of REFERENCE_SIZE memories. The most that chance reaches
+    grows with the number of pairs compared, as the square root of its logarithm (the expected
+    maximum of that many normal draws), so a smaller profile gets a proportionally lower floor;
+    a larger one keeps the chosen floor (its seeded cycles compare a bounded number of pairs)."""
+    floor = MIN_LINK_SCORE if with_meaning else MIN_LEXICAL_SCORE
+    size = min(max(corpus_size, SMALLEST_SIZE), REFERENCE_SIZE)
+    return floor * math.sqrt(
+        math.log(size * (size - 1) / 2) / math.log(REFERENCE_SIZE * (REFERENCE_SIZE - 1) / 2)
+    )
+
+
 def link_score(pair: CandidatePair) -> float | None:
     """The pair's evidence as one number, or None when it is no connection worth a dream."""
     if is_restatement(pair):
         return None
     score = evidence_score(pair)
-    floor = MIN_LINK_SCORE if pair.meaning is not None else MIN_LEXICAL_SCORE
-    return score if score >= floor else None
+    return score if score >= link_floor(pair.corpus_size, pair.meaning is not None) else None

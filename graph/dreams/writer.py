@@ -11,14 +11,23 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from graph.dreams.evidence import SAME_MOMENT, CandidatePair, idf, meaning_score, word_score
+from graph.dreams.evidence import (
+    SAME_MOMENT,
+    CandidatePair,
+    SharedTerm,
+    idf,
+    meaning_score,
+    mutual_bonus,
+    names_one_thing,
+    term_root,
+    topical_roots,
+    word_score,
+)
 from graph.dreams.records import Memory
 from graph.text import tokens
 
 EXCERPT_CHARS = 110
 SHORT_CHARS = 50
-# Two shared words at most this many words apart are quoted as one phrase ("Lord of the Rings").
-PHRASE_GAP = 3
 # A longer "phrase" is a whole unspaced sentence (Chinese, Japanese), not a name.
 TOPIC_CHARS = 40
 _PUNCTUATION = ".,!?;:\"'()[]…"
@@ -53,7 +62,8 @@ def _position(term: str, words: list[str]) -> int | None:
 
 
 def excerpt(text: str, term: str | None, limit: int) -> str:
-    """The words around the first use of `term` (or the start), at most `limit` characters."""
+    """The words around the first use of `term` (or the start), at most `limit` characters,
+    whole words only; an ellipsis marks each cut."""
     words = text.split()
     start = (_position(term, words) or 0) if term is not None else 0
     # Keep a few words before the term so the excerpt reads as a phrase, not a fragment.
@@ -70,13 +80,48 @@ def excerpt(text: str, term: str | None, limit: int) -> str:
     return f"{lead}{' '.join(chosen)}{tail}"
 
 
+# How far a cut in an unspaced text may move to land on a boundary rather than inside a word.
+BOUNDARY_REACH = 12
+
+
+def _inside_word(text: str, at: int) -> bool:
+    """Whether a cut before `text[at]` would split a word of a spaced script ("Witcher") or a
+    number; between two Han or kana characters, or at punctuation or space, it splits none."""
+    if at <= 0 or at >= len(text):
+        return False
+    before, after = text[at - 1], text[at]
+    return _spaced_word_char(before) and _spaced_word_char(after)
+
+
+def _spaced_word_char(char: str) -> bool:
+    return char.isalnum() and not _unspaced(char)
+
+
+def _unspaced(char: str) -> bool:
+    return "\u3040" <= char <= "\u30ff" or "\u3400" <= char <= "\u9fff" or "\uf900" <= char <= "\ufaff"
+
+
+def _boundary(text: str, at: int, step: int) -> int:
+    """The nearest cut from `at`, moving by `step`, that is at punctuation or whitespace, else
+    one not inside a word, within BOUNDARY_REACH characters; `at` itself if there is none."""
+    reach = [at + step * k for k in range(BOUNDARY_REACH) if 0 <= at + step * k <= len(text)]
+    for cut in reach:
+        if 0 < cut < len(text) and not text[cut - 1].isalnum():
+            return cut
+    return next((cut for cut in reach if not _inside_word(text, cut)), at)
+
+
 def _character_window(text: str, term: str | None, limit: int) -> str:
     """For a text with a word longer than the limit (Chinese or Japanese, written without
-    spaces): `limit` characters from a little before the term."""
+    spaces): about `limit` characters from a little before the term, cut where no word is split
+    (after punctuation where one is near), each cut marked with an ellipsis."""
     found = text.casefold().find(term) if term is not None else -1
-    start = max(0, found - 10) if found > 0 else 0
-    body = text[start : start + limit]
-    return f"{'…' if start > 0 else ''}{body}{'…' if start + limit < len(text) else ''}"
+    start = _boundary(text, max(0, found - 10), -1) if found > 0 else 0
+    end = _boundary(text, start + limit, -1) if start + limit < len(text) else len(text)
+    if end <= start:  # one unbroken word longer than the window: cut it rather than show nothing
+        end = min(len(text), start + limit)
+    body = text[start:end].strip()
+    return f"{'…' if start > 0 else ''}{body}{'…' if end < len(text) else ''}"
 
 
 def _original_case(term: str, memory: Memory) -> str:
@@ -106,6 +151,12 @@ def confidence(pair: CandidatePair) -> float:
     return round(quality * (0.5 + 0.25 * kinds), 3)
 
 
+def _kind_of(term: SharedTerm) -> str:
+    if term.entity:
+        return "a name, "
+    return "one thing, used by no other memory, " if names_one_thing(term) else ""
+
+
 def _evidence_lines(pair: CandidatePair) -> list[str]:
     lines = []
     if pair.meaning is not None:
@@ -113,11 +164,16 @@ def _evidence_lines(pair: CandidatePair) -> list[str]:
         lines.append(
             f"Their meanings are {meaning_score(pair):+.1f} units (tenths of cosine) closer than "
             f"each one's usual neighbours (cosine {meaning.cosine:.3f}; neighbourhoods "
-            f"{meaning.first_neighbourhood:.3f} and {meaning.second_neighbourhood:.3f})."
+            f"{meaning.first_neighbourhood:.3f} and {meaning.second_neighbourhood:.3f})"
+            + (
+                f", each the other's nearest memory (+{mutual_bonus(pair):.1f} in a profile this small)."
+                if mutual_bonus(pair) > 0
+                else "."
+            )
         )
     if pair.shared:
         rare = "; ".join(
-            f"'{term.term}' ({'a name, ' if term.entity else ''}in {term.frequency} of {pair.corpus_size} "
+            f"'{term.term}' ({_kind_of(term)}in {term.frequency} of {pair.corpus_size} "
             f"memories, idf {idf(term, pair.corpus_size):.1f}, {term.english:.0%} uncommon in English)"
             for term in pair.shared[:4]
         )
@@ -125,27 +181,139 @@ def _evidence_lines(pair: CandidatePair) -> list[str]:
     return lines
 
 
-def _topic(pair: CandidatePair, memory: Memory) -> str | None:
-    """The two strongest shared words as the person wrote them: "Door Dash" or "Lord of the
-    Rings" when they stand close together in `memory`, else both in the order they were said."""
-    terms = [term.term for term in pair.shared[:2]]
-    if not terms:
+# Lower-case words that may stand inside a name between capitalised ones ("Lord of the Rings").
+_CONNECTORS = frozenset({"of", "the", "de", "la", "le", "van", "von", "der", "del", "du", "&"})
+_CLAUSE_END = '.,!?;:…)"'
+
+
+def _plain(word: str) -> str:
+    return word.strip(_PUNCTUATION + "\u201c\u201d\u2018\u2019")
+
+
+def _capitalised(word: str) -> bool:
+    plain = _plain(word)
+    return bool(plain) and plain != "I" and (plain[0].isupper() or plain.isdigit())
+
+
+def _name_span(words: list[str], at: int) -> tuple[int, int]:
+    """The whole capitalised name around `words[at]`: capitalised words and numbers in a row,
+    with connectors between them ("The Witcher 3", "Lord of the Rings"), within one clause."""
+    first = last = at
+    while last + 1 < len(words) and not words[last].endswith(tuple(_CLAUSE_END)):
+        following = _plain(words[last + 1])
+        if _capitalised(words[last + 1]):
+            last += 1
+        elif following.casefold() in _CONNECTORS and last + 2 < len(words) and _capitalised(words[last + 2]):
+            if words[last + 1].endswith(tuple(_CLAUSE_END)):
+                break
+            last += 2
+        else:
+            break
+    while first > 0 and not words[first - 1].endswith(tuple(_CLAUSE_END)):
+        before = first - 1
+        while (
+            before > 0 and _plain(words[before]).casefold() in _CONNECTORS and not _capitalised(words[before])
+        ):
+            before -= 1
+        if not _capitalised(words[before]) or (
+            before < first - 1 and words[before].endswith(tuple(_CLAUSE_END))
+        ):
+            break
+        first = before
+    return first, last
+
+
+def _shared_span(words: list[str], at: int, later_roots: frozenset[str]) -> tuple[int, int]:
+    """The run of words around `words[at]` that the later memory also uses, side by side in
+    this one and within one clause ("roasted marshmallows", "video game tournament")."""
+
+    def shared(index: int) -> bool:
+        plain = tokens(_plain(words[index]))
+        return len(plain) == 1 and term_root(plain[0]) in later_roots
+
+    first = last = at
+    while last + 1 < len(words) and not words[last].endswith(tuple(_CLAUSE_END)) and shared(last + 1):
+        last += 1
+    while first > 0 and not words[first - 1].endswith(tuple(_CLAUSE_END)) and shared(first - 1):
+        first -= 1
+    return first, last
+
+
+def _phrase(words: list[str], first: int, last: int) -> str:
+    return " ".join(words[first : last + 1]).strip(_PUNCTUATION + "\u201c\u201d")
+
+
+def _shared_name(words: list[str], at: int, later: str) -> str | None:
+    """The longest part of the name around `words[at]` that holds it, has more than one word and
+    the later memory writes too ("Under Armour" of "Nike and Under Armour")."""
+    first, last = _name_span(words, at)
+    spans = [(a, b) for a in range(first, at + 1) for b in range(at, last + 1) if a < b]
+    for a, b in sorted(spans, key=lambda span: span[0] - span[1]):
+        name = _phrase(words, a, b)
+        edges = {_plain(words[a]).casefold(), _plain(words[b]).casefold()}
+        if len(name) <= TOPIC_CHARS and not edges & (_CONNECTORS - {"the"}) and name.casefold() in later:
+            return name
+    return None
+
+
+def _topic(pair: CandidatePair, earlier: Memory, later: Memory) -> str | None:
+    """What the two share, as the person wrote it: the whole name the strongest shared word
+    belongs to when the later memory says it too ("The Witcher 3", "Lord of the Rings"), the run
+    of shared words it stands in ("roasted marshmallows"), or that word alone. Never two words
+    from different places joined by "and": that names no topic."""
+    if not pair.shared:
         return None
-    words = memory.text.split()
-    positions = [_position(term, words) for term in terms]
-    if len(terms) == 2 and positions[0] is not None and positions[1] is not None:
-        first, last = sorted((positions[0], positions[1]))
-        phrase = " ".join(words[first : last + 1]).strip(_PUNCTUATION)
-        # Within one clause only: "relief, excitement" is a phrase, "Coco. She" is not.
-        if last - first <= PHRASE_GAP and len(phrase) <= TOPIC_CHARS and not any(m in phrase for m in ".!?;"):
-            return phrase
-        if positions[1] < positions[0]:
-            terms.reverse()
-    return " and ".join(_original_case(term, memory) for term in terms)
+    term = pair.shared[0].term
+    words = earlier.text.split()
+    at = _position(term, words)
+    if at is None or len(_plain(words[at])) > TOPIC_CHARS:
+        return _original_case(term, earlier)
+    if _capitalised(words[at]):
+        name = _shared_name(words, at, later.text.casefold())
+        if name is not None:
+            return name
+    first, last = _shared_span(words, at, topical_roots(later.text))
+    phrase = _phrase(words, first, last)
+    if first < last and len(phrase) <= TOPIC_CHARS:
+        return phrase
+    return _original_case(term, earlier)
 
 
 # Past this, a theme that comes back is a recurring part of a life rather than one episode.
 RECURRING = timedelta(days=30)
+
+
+# Spelled out, so a number never runs into a name that ends in one ("The Witcher 3 2 months").
+_NUMBERS = dict(
+    enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+        ]
+    )
+)
+
+
+def _later(apart: timedelta) -> str:
+    """How long after the first mention the second came, as a person says it."""
+    days = apart.days
+    if days >= 60:
+        months = round(days / 30.4)
+        return f"{_NUMBERS.get(months, str(months))} months later"
+    if days >= 2:
+        return f"{days} days later"
+    return "later that day" if days == 0 else "a day later"
 
 
 @dataclass(frozen=True)
@@ -156,41 +324,41 @@ class _Link:
     what_if: str
 
 
-def _link(topic: str, apart: timedelta, when_first: str, when_second: str, gap: str) -> _Link:
-    """Only as much as the timing supports: two lines of one conversation continue each other,
-    a story told over some days moves on, and a theme back after weeks or months recurs. None of
-    these says one memory caused the other."""
+def _link(topic: str, apart: timedelta, when_first: str) -> _Link:
+    """Only as much as the timing supports: two lines of one conversation are one talk, a story
+    told over some days goes on, and a topic back after weeks or months stays with the person.
+    None of these says one memory caused the other."""
     if apart < SAME_MOMENT:
         return _Link(
-            f"are one conversation about {topic}",
-            f"What if {topic} matters to the person beyond that one conversation of {when_first}?",
+            f"You talked about {topic} more than once in one conversation on {when_first}",
+            f"What if {topic} matters to you beyond that one conversation?",
         )
     if apart < RECURRING:
         return _Link(
-            f"are one story about {topic}, told {gap}: the later continues the earlier",
-            f"What if what was said on {when_second} is where {topic}, from {when_first}, went next?",
+            f"You came back to {topic} {_later(apart)}, in one story still going on",
+            f"What if what happened with {topic} is not over yet?",
         )
     return _Link(
-        f"show {topic} coming back, {gap}: a theme that stays with the person, not a passing mention",
-        f"What if {topic} matters more than either mention, on {when_first} or on {when_second}, shows?",
+        f"You came back to {topic} {_later(apart)}, so it has stayed with you",
+        f"What if {topic} matters to you more than either mention shows?",
     )
 
 
 def write(pair: CandidatePair, score: float) -> DreamTexts:
     earlier, later = sorted((pair.first, pair.second), key=lambda memory: memory.when())
     term = pair.shared[0].term if pair.shared else None
-    topic = _topic(pair, earlier)
+    topic = _topic(pair, earlier, later)
     first_quote = excerpt(earlier.text, term, EXCERPT_CHARS)
     second_quote = excerpt(later.text, term, EXCERPT_CHARS)
     when_first, when_second, gap = _date(earlier.when()), _date(later.when()), _gap(pair.apart)
-    quoted = f'"{first_quote}" ({when_first}) and "{second_quote}" ({when_second})'
+    quoted = f'"{first_quote}" ({when_first}), then "{second_quote}" ({when_second})'
     if topic is not None:
-        link = _link(topic, pair.apart, when_first, when_second, gap)
-        hypothesis = f"{quoted} {link.claim}."
+        link = _link(topic, pair.apart, when_first)
+        hypothesis = f"{link.claim}: {quoted}."
         why = f"Both mention {topic}, which few other memories do; {gap}."
         what_if = link.what_if
     else:
-        hypothesis = f"{quoted} are about the same thing, said in other words."
+        hypothesis = f"You said {quoted}: the same concern in other words, {_later(pair.apart)}."
         why = f"Far closer in meaning than either is to the rest of the memory; {gap}."
         what_if = (
             f'What if "{excerpt(earlier.text, None, SHORT_CHARS)}" and '

@@ -59,6 +59,7 @@ class DreamSeen:
     sources: list[str]
     hit: bool
     small_talk: bool
+    kind: str = "link"
 
 
 @dataclass
@@ -66,6 +67,11 @@ class Lane:
     dreams: list[DreamSeen] = field(default_factory=list)
     cycle_seconds: list[float] = field(default_factory=list)
     planted: int = 0  # the profile's planted pairs; 0 for LoCoMo
+
+    def hits_of(self, kind: str) -> str:
+        """Hits over dreams of one kind, as "3/10"."""
+        dreams = [dream for dream in self.dreams if dream.kind == kind]
+        return f"{sum(dream.hit for dream in dreams)}/{len(dreams)}"
 
     def figures(self) -> dict[str, Any]:
         count = len(self.dreams)
@@ -76,6 +82,7 @@ class Lane:
             "precision": hits / count if count else float("nan"),
             "small_talk": sum(dream.small_talk for dream in self.dreams),
             "cycle_seconds_max": max(self.cycle_seconds, default=float("nan")),
+            "by_kind": {kind: self.hits_of(kind) for kind in sorted({dream.kind for dream in self.dreams})},
         }
 
 
@@ -115,7 +122,8 @@ async def locomo_conversation(
         ]
         for dream in await _dream(client, lane, cycles, per_cycle):
             sides = [fragments.get(source["id"], set()) for source in dream["sources"]]
-            hit = len(sides) == 2 and any(sides[0] & turns and sides[1] & turns for turns in evidence)
+            # Two or more of its sources (both of a pair) are evidence of one question.
+            hit = any(sum(bool(side & turns) for side in sides) >= 2 for turns in evidence)
             lane.dreams.append(
                 DreamSeen(
                     conversation.name,
@@ -124,6 +132,7 @@ async def locomo_conversation(
                     [texts[min(side)] for side in sides if side],
                     hit,
                     any(_small_talk(texts[min(side)], conversation.speakers) for side in sides if side),
+                    dream["kind"],
                 )
             )
 
@@ -153,6 +162,7 @@ async def profile_lane(db: BenchDatabase, name: str, profile: Profile, lane: Lan
                     [texts[i] for i in sorted(members)],
                     members in pairs,
                     False,
+                    dream["kind"],
                 )
             )
 
@@ -213,7 +223,8 @@ def _figure_line(name: str, lane: Lane) -> str:
     line += f" (target precision >= {target['precision']}: {_verdict(precision >= target['precision'])})"
     if name == "locomo":
         line += f", small talk {figures['small_talk']} (target 0: {_verdict(figures['small_talk'] == 0)})"
-    return f"{line}, slowest cycle {figures['cycle_seconds_max']:.2f} s"
+    kinds = ", ".join(f"{kind} {score}" for kind, score in figures["by_kind"].items())
+    return f"{line}, slowest cycle {figures['cycle_seconds_max']:.2f} s; hits by kind: {kinds}"
 
 
 def report(lanes: dict[str, Lane], samples: int) -> str:
@@ -225,7 +236,8 @@ def report(lanes: dict[str, Lane], samples: int) -> str:
     for conversation, dreams in by_conversation.items():
         lines.append(f"--- {conversation}: the first {samples} dreams")
         for dream in dreams[:samples]:
-            lines.append(f"  [{'hit' if dream.hit else 'miss'}] {dream.hypothesis}\n      why: {dream.why}")
+            verdict = "hit" if dream.hit else "miss"
+            lines.append(f"  [{dream.kind} {verdict}] {dream.hypothesis}\n      why: {dream.why}")
     return "\n".join(lines)
 
 

@@ -306,8 +306,15 @@ async def find_candidates(
 ) -> list[CandidatePair]:
     """The connections worth a dream, with their evidence; `model` is the running embedding
     model (None: the semantic lane is off)."""
-    corpus_size = max(count_of(await tx.single(q.CORPUS_SIZE)), 1)
     space = await open_space(tx, model) if model else None
+    return await candidates_in(tx, space, max_outputs, now)
+
+
+async def candidates_in(
+    tx: ProfileTx, space: MeaningSpace | None, max_outputs: int, now: datetime
+) -> list[CandidatePair]:
+    """As `find_candidates`, in a meaning space already open (None: the semantic lane is off)."""
+    corpus_size = max(count_of(await tx.single(q.CORPUS_SIZE)), 1)
     if isinstance(space, ExactSpace) and len(space.memories) > 1:
         pairs = await _whole_profile(space, corpus_size)
     else:

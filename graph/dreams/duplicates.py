@@ -1,30 +1,49 @@
-"""Duplicates: two memories, told in separate sittings, that say the same thing.
+"""Duplicates: two memories, told in separate sittings, that say the same specific thing.
 
-The pair finder already sees them (and keeps them out of links, where a restatement links
-nothing); here they become a dream of their own kind. Small talk said twice ("thanks, see you")
-is no duplicate worth a question: each memory needs `MIN_WORDS` topical words. Facts are left
-out: a fact and the fragment behind it say the same thing by design.
+The pair finder already sees restatements (and keeps them out of links, where a restatement
+links nothing); here the ones worth merging become a dream of their own kind. Each rule below
+answers a way two sentences can look alike and still not be one memory told twice:
+
+- the same words in other roles ("moved the standup to make room for the review", "moved the
+  review to make room for the standup"): the shared words must come in much the same order;
+- one detail swapped ("paid the phone bill", "paid the gas bill"): no content word of one may
+  stand where the other has another;
+- the same routine on two occasions ("a film on Friday night", "... on Thursday night"): the
+  words that say when must agree;
+- the same courtesy ("thanks, your support means a lot"): the two must share something
+  specific, a name or a word uncommon in English ("EpiPen", "boiler", "Lisbon").
+
+Facts are left out: a fact and the fragment behind it say the same thing by design.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 from typing import Final
 
-from graph.dreams.evidence import SAME_MOMENT, CandidatePair, is_restatement, topical_roots
+from graph.dreams.evidence import (
+    NEAR_DUPLICATE_COSINE,
+    NEAR_DUPLICATE_OVERLAP,
+    SAME_MOMENT,
+    CandidatePair,
+    addressed_only,
+    english_rarity,
+    shared_names,
+    shared_terms,
+    term_root,
+    topical_roots,
+    topical_terms,
+)
 from graph.dreams.kind_words import duplicate_draft
 from graph.dreams.models import DreamDraft
 
 MIN_WORDS: Final = 4
-
-
-def word_overlap(pair: CandidatePair) -> float:
-    """Shared topical words over the two memories' words together (Jaccard)."""
-    first, second = topical_roots(pair.first.text), topical_roots(pair.second.text)
-    union = first | second
-    return len(first & second) / len(union) if union else 0.0
-
+# How much of the two word sequences must line up (difflib's ratio over topical words in order).
+MIN_SAME_ORDER: Final = 0.7
+# A shared word at least this uncommon in English (wordfreq Zipf 3.5 or rarer) is specific.
+SPECIFIC_RARITY: Final = 0.8
 
 # Words that say when something happened: two sentences alike but for these tell of two
 # occasions ("a film on Friday", "a film on Thursday"), a routine rather than a repetition.
@@ -40,13 +59,49 @@ def occasions(text: str) -> list[str]:
     return [word.casefold() for word in _OCCASION.findall(text)]
 
 
+def word_overlap(pair: CandidatePair) -> float:
+    """Shared topical words over the two memories' words together (Jaccard)."""
+    first, second = topical_roots(pair.first.text), topical_roots(pair.second.text)
+    union = first | second
+    return len(first & second) / len(union) if union else 0.0
+
+
+def same_order(first: str, second: str) -> float:
+    roots = [[term_root(term) for term in topical_terms(text)] for text in (first, second)]
+    return SequenceMatcher(None, roots[0], roots[1], autojunk=False).ratio()
+
+
+def substituted(first: str, second: str) -> bool:
+    """Whether aligning the two word sequences swaps one content word for another ("the phone
+    bill", "the gas bill"): one detail differs, so they are two memories. A rephrasing adds or
+    drops words around the same ones instead."""
+    roots = [[term_root(term) for term in topical_terms(text)] for text in (first, second)]
+    matcher = SequenceMatcher(None, roots[0], roots[1], autojunk=False)
+    return any(tag == "replace" for tag, *_ in matcher.get_opcodes())
+
+
+def specific(pair: CandidatePair) -> bool:
+    """Whether the two share a topical word that is a name (not one only used to address
+    someone) or uncommon in English."""
+    texts = (pair.first.text, pair.second.text)
+    names = shared_names(*texts) - addressed_only(texts[0]) - addressed_only(texts[1])
+    return any(
+        term_root(term) in names or english_rarity(term) >= SPECIFIC_RARITY for term in shared_terms(*texts)
+    )
+
+
 def is_duplicate(pair: CandidatePair) -> bool:
+    first, second = pair.first.text, pair.second.text
     return (
-        occasions(pair.first.text) == occasions(pair.second.text)
-        and is_restatement(pair)
-        and pair.first.kind == pair.second.kind == "fragment"
+        pair.first.kind == pair.second.kind == "fragment"
         and pair.apart >= SAME_MOMENT
-        and min(len(topical_roots(pair.first.text)), len(topical_roots(pair.second.text))) >= MIN_WORDS
+        and (pair.meaning is None or pair.meaning.cosine >= NEAR_DUPLICATE_COSINE)
+        and min(len(topical_roots(first)), len(topical_roots(second))) >= MIN_WORDS
+        and word_overlap(pair) >= NEAR_DUPLICATE_OVERLAP
+        and same_order(first, second) >= MIN_SAME_ORDER
+        and not substituted(first, second)
+        and occasions(first) == occasions(second)
+        and specific(pair)
     )
 
 

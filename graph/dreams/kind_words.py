@@ -10,6 +10,7 @@ from typing import Final
 
 from graph.dreams.models import DreamDraft, DreamKind
 from graph.dreams.records import Memory
+from graph.dreams.themes import Theme
 from graph.dreams.writer import excerpt
 
 QUOTE_CHARS: Final = 90
@@ -42,44 +43,44 @@ def _average_quality(memories: Sequence[Memory]) -> float:
     return sum(memory.quality for memory in memories) / len(memories)
 
 
-def theme_draft(
-    topic: str,
-    term: str,
-    sources: Sequence[Memory],
-    figures: tuple[int, int, float],
-    builds_on: str | None,
-) -> DreamDraft:
-    """A thread through `sources` (oldest first); `figures` are the word's holders, the sittings it
-    came up in and the thread's weight."""
-    holders, sittings, weight = figures
+def theme_draft(theme: Theme) -> DreamDraft:
+    """A thread through the theme's sources (oldest first)."""
+    sources, term = theme.sources, theme.term
     first, last = sources[0].when(), sources[-1].when()
     span = span_of(last - first)
     quotes = "; ".join(_quoted(memory, term) for memory in sources)
-    grew = " It has come up again since the last dream about it." if builds_on else ""
+    grew = " It has come up again since the last dream about it." if theme.builds_on else ""
+    meaning = (
+        f" On average its memories are {theme.coherence:+.1f} units (tenths of cosine) closer to each other "
+        "than to their usual neighbours."
+        if theme.coherence is not None
+        else ""
+    )
     rationale = (
-        f"'{term}' is in {holders} memories, which come from {sittings} separate sittings over {span} "
-        f"({day_of(first)} to {day_of(last)}); one memory per sitting is cited, spread over that time. "
-        f"Weight {weight:.1f}: the word's rarity in this profile and in English, times the log of "
-        f"the sittings.{grew}"
+        f"'{term}' is in {theme.holders} memories, which come from {theme.sittings} separate sittings over "
+        f"{span} ({day_of(first)} to {day_of(last)}); one memory per sitting is cited, spread over that "
+        f"time. Weight {theme.weight:.1f}: the word's rarity in this profile and in English, times the log "
+        f"of the sittings.{meaning}{grew}"
     )
     return DreamDraft(
         kind=DreamKind.THEME,
-        hypothesis=f"{term} keeps coming back over {span}, in {sittings} separate conversations: {quotes}.",
-        why=f"{term} comes up on {sittings} different days from {day_of(first)} to {day_of(last)}; "
+        hypothesis=f"{term} keeps coming back over {span}, in {theme.sittings} separate conversations: "
+        f"{quotes}.",
+        why=f"{term} comes up on {theme.sittings} different days from {day_of(first)} to {day_of(last)}; "
         "few other memories mention it.",
         what_if=f"What if {term} matters more to the person than any single mention of it shows?",
         possible_outcome=f"If so, the assistant can bring up {term} when it fits and recall these "
         "memories together, and the person can confirm what it means to them as memory.",
         rationale=rationale,
-        likelihood=round(min(0.9, 1 - math.exp(-weight / 4)), 3),
+        likelihood=round(min(0.9, 1 - math.exp(-theme.weight / 4)), 3),
         confidence=round(_average_quality(sources) * 0.75, 3),
-        link_score=round(weight, 3),
+        link_score=round(theme.weight, 3),
         generator=THEME_GENERATOR,
         source_ids=tuple(memory.id for memory in sources),
         pair_key=sources_key([memory.id for memory in sources]),
         shared_terms=[term],
-        topic=topic,
-        builds_on=(builds_on,) if builds_on else (),
+        topic=theme.topic,
+        builds_on=(theme.builds_on,) if theme.builds_on else (),
     )
 
 

@@ -16,13 +16,14 @@ from itertools import chain, zip_longest
 
 from graph.access import ProfileTx
 from graph.dreams import queries as q
-from graph.dreams.candidates import find_candidates
+from graph.dreams.candidates import candidates_in
 from graph.dreams.contradictions import contradiction_drafts
 from graph.dreams.duplicates import duplicate_drafts
 from graph.dreams.evidence import CandidatePair
 from graph.dreams.generator import DreamGenerator, Proposal
 from graph.dreams.kind_words import theme_draft
 from graph.dreams.models import DreamDraft
+from graph.dreams.neighbours import open_space
 from graph.dreams.themes import Theme, find_themes
 from graph.rows import count_of
 
@@ -35,23 +36,12 @@ class Findings:
 
 
 async def find_all(tx: ProfileTx, max_outputs: int, now: datetime, model: str | None) -> Findings:
-    """Everything the night may dream of, read in one transaction."""
-    pairs = await find_candidates(tx, max_outputs, now, model)
+    """Everything the night may dream of, read in one transaction; `model` is the running
+    embedding model (None: the semantic lane is off)."""
+    space = await open_space(tx, model) if model else None
+    pairs = await candidates_in(tx, space, max_outputs, now)
     corpus_size = max(count_of(await tx.single(q.CORPUS_SIZE)), 1)
-    return Findings(pairs, await find_themes(tx, corpus_size), await contradiction_drafts(tx))
-
-
-def _theme_drafts(themes: Sequence[Theme]) -> list[DreamDraft]:
-    return [
-        theme_draft(
-            theme.topic,
-            theme.term,
-            theme.sources,
-            (theme.holders, theme.sittings, theme.weight),
-            theme.builds_on,
-        )
-        for theme in themes
-    ]
+    return Findings(pairs, await find_themes(tx, space, corpus_size), await contradiction_drafts(tx))
 
 
 def take_unused(drafts: Sequence[DreamDraft], count: int, used: set[str]) -> list[DreamDraft]:
@@ -74,7 +64,7 @@ def by_turns(*kinds: Sequence[DreamDraft]) -> list[DreamDraft]:
 async def propose_night(findings: Findings, generator: DreamGenerator, max_outputs: int) -> Proposal:
     # A contradiction is a question about what holds now: it comes first.
     others = findings.contradictions + by_turns(
-        duplicate_drafts(findings.pairs), _theme_drafts(findings.themes)
+        duplicate_drafts(findings.pairs), [theme_draft(theme) for theme in findings.themes]
     )
     used: set[str] = set()
     chosen = take_unused(others, (max_outputs + 1) // 2, used)

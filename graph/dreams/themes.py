@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from itertools import combinations
 from statistics import fmean
@@ -29,7 +29,9 @@ from typing import Final
 from graph.access import ProfileTx
 from graph.dreams import queries as q
 from graph.dreams.evidence import (
+    NEIGHBOURHOOD,
     SAME_MOMENT,
+    Meaning,
     SharedTerm,
     addressed_only,
     common_ceiling,
@@ -41,7 +43,7 @@ from graph.dreams.evidence import (
     written_as_names,
 )
 from graph.dreams.models import DreamStatus
-from graph.dreams.neighbours import EXACT_LIMIT
+from graph.dreams.neighbours import EXACT_LIMIT, MeaningSpace, pair_id
 from graph.dreams.records import EarlierTheme, HeldTerm, Memory, memory_from_row
 from graph.memory.claims import DREAM_FEEDBACK_LABEL
 from graph.text import as_written, fulltext_query
@@ -55,9 +57,16 @@ MIN_SOURCE_WORDS: Final = 3
 MIN_ENGLISH_RARITY: Final = 0.5
 # Sources sharing this much of their other words on average repeat one sentence.
 MAX_SHARED: Final = 0.5
+# A word in more memories than this is part of the person's everyday life, not a thread; the
+# bound also keeps a large profile's holder lookups small.
+MAX_HOLDERS: Final = 40
 SEEDS: Final = 40
 TERMS_PER_SEED: Final = 8
 # Statuses of an earlier theme that a grown thread builds on; a rejected one is left alone.
+# The strongest threads weighed in meaning each night: a bound on the vectors read.
+MAX_WEIGHED: Final = 30
+# Sources this many CSLS units closer to each other than to their usual neighbours, on average.
+MIN_COHERENCE: Final = 0.0
 GROWS_FROM: Final = (DreamStatus.PROPOSED, DreamStatus.REINFORCED, DreamStatus.PROMOTED)
 
 
@@ -70,6 +79,7 @@ class Theme:
     sittings: int  # separate sittings it came up in
     weight: float
     builds_on: str | None = None
+    coherence: float | None = None  # CSLS units, when the sources have vectors
 
 
 def sittings_of(memories: Iterable[Memory]) -> list[list[Memory]]:
@@ -136,9 +146,13 @@ def _repeated(root: str, sources: Sequence[Memory]) -> bool:
     return bool(overlaps) and fmean(overlaps) >= MAX_SHARED
 
 
+def holder_ceiling(corpus_size: int) -> int:
+    return min(common_ceiling(corpus_size), MAX_HOLDERS)
+
+
 def themes_in(postings: Mapping[str, Sequence[Memory]], corpus_size: int) -> list[Theme]:
     """Every thread among the words' holders, strongest first."""
-    ceiling = common_ceiling(corpus_size)
+    ceiling = holder_ceiling(corpus_size)
     found = [
         theme
         for root, holders in postings.items()
@@ -169,9 +183,7 @@ def _has_grown(theme: Theme, before: EarlierTheme) -> bool:
 
 
 def _building_on(theme: Theme, before: EarlierTheme) -> Theme:
-    return Theme(
-        theme.topic, theme.term, theme.sources, theme.holders, theme.sittings, theme.weight, before.id
-    )
+    return replace(theme, builds_on=before.id)
 
 
 # --- reading the threads ---------------------------------------------------------------------
@@ -202,7 +214,7 @@ async def _seeded_postings(tx: ProfileTx, corpus_size: int) -> dict[str, list[Me
         q.TERM_HOLDERS,
         terms=safe,
         min_holders=MIN_SITTINGS,
-        cap=common_ceiling(corpus_size) + 1,
+        cap=holder_ceiling(corpus_size) + 1,
         feedback_label=DREAM_FEEDBACK_LABEL,
     )
     postings: dict[str, dict[str, Memory]] = defaultdict(dict)
@@ -211,11 +223,39 @@ async def _seeded_postings(tx: ProfileTx, corpus_size: int) -> dict[str, list[Me
     return {root: list(holders.values()) for root, holders in postings.items()}
 
 
-async def find_themes(tx: ProfileTx, corpus_size: int) -> list[Theme]:
-    """The profile's threads worth a dream, strongest first."""
+async def _coherent(space: MeaningSpace, themes: Sequence[Theme]) -> list[Theme]:
+    """The themes whose sources are, on average, closer in meaning to each other than to their
+    usual neighbours (CSLS units above `MIN_COHERENCE`): one subject, not one word used about
+    several ("brighten" a room, a day, a life)."""
+    members = list({m.id: m for theme in themes for m in theme.sources}.values())
+    usual = {
+        member: fmean(cosine for _, cosine in rows)
+        for member, rows in (await space.neighbours(members, NEIGHBOURHOOD)).items()
+        if rows
+    }
+    pairs = {pair_id(a.id, b.id) for theme in themes for a, b in combinations(theme.sources, 2)}
+    cosines = await space.cosines(sorted(pairs))
+    kept = []
+    for theme in themes:
+        scores = [
+            Meaning(cosine, usual[a], usual[b]).distinctiveness
+            for a, b in (pair_id(x.id, y.id) for x, y in combinations(theme.sources, 2))
+            if (cosine := cosines.get((a, b))) is not None and a in usual and b in usual
+        ]
+        coherence = fmean(scores) if scores else None
+        if coherence is None or coherence >= MIN_COHERENCE:
+            kept.append(replace(theme, coherence=coherence))
+    return kept
+
+
+async def find_themes(tx: ProfileTx, space: MeaningSpace | None, corpus_size: int) -> list[Theme]:
+    """The profile's threads worth a dream, strongest first; with a meaning space, only those
+    whose memories are about one subject."""
     memories = await _whole_profile(tx)
     postings = _postings(memories) if memories is not None else await _seeded_postings(tx, corpus_size)
-    themes = themes_in(postings, corpus_size)
+    themes = themes_in(postings, corpus_size)[:MAX_WEIGHED]
+    if space is not None and themes:
+        themes = await _coherent(space, themes)
     if not themes:
         return []
     rows = await tx.run(q.EARLIER_THEMES, topics=[theme.topic for theme in themes])

@@ -78,29 +78,21 @@ def _supported_predicates(schema: dict[str, Any]) -> None:
     schema["enum"] = sorted(PREDICATE_RULES)
 
 
+# A claim the host read in what the person said (no docstring: every tool taking claims would
+# repeat it in tools/list, which a host pays for in every conversation).
 class ClaimInput(Frozen):
-    """A claim the host extracted from what the person said."""
-
-    subject: str = Field(
-        min_length=1, max_length=200, description="Who or what the claim is about; 'user' = the person"
-    )
-    predicate: str = Field(
-        min_length=1,
-        max_length=64,
-        description="One of the supported predicates",
-        json_schema_extra=_supported_predicates,
-    )
+    subject: str = Field(min_length=1, max_length=200, description="Who it is about; 'user' = the person")
+    # The enum lists the predicates: a description would only repeat it.
+    predicate: str = Field(min_length=1, max_length=64, json_schema_extra=_supported_predicates)
     object: str = Field(min_length=1, max_length=500, description="The value, e.g. 'Acme Corp'")
-    extract_conf: float = Field(ge=0, le=1, description="How sure the extraction is that this was said")
-    resolution_conf: float = Field(ge=0, le=1, description="How sure the subject/object were resolved right")
+    extract_conf: float = Field(ge=0, le=1, description="How sure it was said")
+    resolution_conf: float = Field(ge=0, le=1, description="How sure subject and object are right")
     modality: Modality = "assertion"
     polarity: Polarity = Polarity.POSITIVE
-    valid_from: UtcDatetime | None = Field(default=None, description="When it became true; no offset = UTC")
-    valid_to: UtcDatetime | None = Field(
-        default=None, description="When it stopped being true; no offset = UTC"
-    )
+    valid_from: UtcDatetime | None = Field(default=None, description="Became true; no offset = UTC")
+    valid_to: UtcDatetime | None = Field(default=None, description="Stopped being true; no offset = UTC")
     supported_by: list[str] = Field(
-        default_factory=list, max_length=20, description="Ids of earlier fragments that also support it"
+        default_factory=list, max_length=20, description="Earlier fragments that also support it"
     )
 
 

@@ -187,10 +187,10 @@ async def resolve_dream_feedback(
         Authority, Field(description="Whose words feedback holds: primary when they are the person's own")
     ] = "primary",
 ) -> FeedbackResult:
-    """Record the person's verdict on a dream. reject is final and the pair is never proposed
+    """Record the person's verdict on a dream. reject is final: its sources are never proposed
     again. promote_candidate stores the person's words (feedback) as evidence and passes the
-    claims you extracted from them through the same verification and gates as remember; the
-    dream's own text is never evidence. Without claims nothing becomes memory yet."""
+    claims you read in them (else the dream's statement) through remember's verification and
+    gates; the dream's text is never evidence. On a duplicate it retracts one of the two."""
     app = app_of(ctx)
     graph = await app.graph_for(write=True)
     return await review.resolve_feedback(

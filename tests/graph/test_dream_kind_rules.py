@@ -98,6 +98,20 @@ def test_a_restatement_weeks_apart_is_a_duplicate_but_not_a_routine_or_small_tal
     assert not is_duplicate(
         pair(memory("Thanks, see you!", 0, "x"), memory("Thanks, see you!", 9, "y"), 0.99)
     )
+    courtesy = "Thanks, Nate! Your support is greatly appreciated. I'll make sure to keep you updated."
+    assert not is_duplicate(pair(memory(courtesy, 0, "c1"), memory(courtesy, 30, "c2"), 0.99)), (
+        "nothing specific"
+    )
+    swapped = (
+        memory("Jordan moved the standup to Friday to make room for the hiring panel.", 0, "s1"),
+        memory("Jordan moved the hiring panel to Friday to make room for the standup.", 30, "s2"),
+    )
+    assert not is_duplicate(pair(*swapped, 0.97)), "the same words in other roles"
+    bills = (
+        memory("Paid the phone bill on Saturday, a bit more than the internet one.", 0, "b1"),
+        memory("Paid the phone bill on Saturday, a bit more than the gas one.", 30, "b2"),
+    )
+    assert not is_duplicate(pair(*bills, 0.98)), "one detail swapped"
 
 
 def test_a_merge_retracts_the_earlier_unless_only_it_supports_claims() -> None:
@@ -109,9 +123,10 @@ def test_a_merge_retracts_the_earlier_unless_only_it_supports_claims() -> None:
 
 
 def draft(kind: DreamKind, *ids: str) -> DreamDraft:
-    return theme_draft(
-        "t", "t", [memory("x", i, source) for i, source in enumerate(ids)], (3, 3, 1.0), None
-    ).model_copy(update={"kind": kind, "source_ids": ids, "pair_key": sources_key(ids)})
+    [theme] = themes_in({"kayak": KAYAK}, corpus_size=60)
+    return theme_draft(theme).model_copy(
+        update={"kind": kind, "source_ids": ids, "pair_key": sources_key(ids)}
+    )
 
 
 def test_kinds_take_turns_and_a_memory_is_cited_once_a_night() -> None:

@@ -5,13 +5,14 @@ through the ordinary pipeline, and none proposed where none was planted or for a
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
 
 from server.app import build_server
-from tests.server.conftest import CallTool, settings_for, structured
+from tests.server.conftest import CallTool, run_reverie, settings_for, structured
 from tests.server.support import promote, works_at
 
 pytestmark = pytest.mark.anyio
@@ -134,17 +135,14 @@ async def test_a_theme_is_proposed_again_only_when_it_grows_and_then_builds_on_t
     call: CallTool,
 ) -> None:
     await plant(call)
-    first = next(
-        dream
-        for dream in await dreams_of(call, await call("run_dreaming_cycle", max_outputs=10))
-        if dream["kind"] == "theme"
-    )
+    await call("run_dreaming_cycle", max_outputs=10)
     await say(call, "Still hungover on sunday, yes, but fine.", 300)
     assert await dreams_of(call, await call("run_dreaming_cycle", max_outputs=10)) == []
 
     newest = await say(call, "Taught my nephew to roll the kayak in the pool, he loved it.", 320)
     [grown] = await dreams_of(call, await call("run_dreaming_cycle", max_outputs=10))
 
+    [first] = [d for d in (await call("list_dreams", kind="theme"))["dreams"] if d["id"] != grown["id"]]
     assert grown["kind"] == "theme" and grown["builds_on"] == [first["id"]]
     assert newest in cited(grown)
 
@@ -164,3 +162,42 @@ async def test_another_profile_lends_no_memory_to_a_theme(
     await call("run_dreaming_cycle", max_outputs=10)
 
     assert theirs == [] and (await call("list_dreams", kind="theme"))["dreams"] == []
+
+
+async def grown_theme(call: CallTool) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The first theme on the kayak thread and the one that grew from it."""
+    await plant(call)
+    first = next(
+        d
+        for d in await dreams_of(call, await call("run_dreaming_cycle", max_outputs=10))
+        if d["kind"] == "theme"
+    )
+    await say(call, "Taught my nephew to roll the kayak in the pool, he loved it.", 320)
+    [grown] = await dreams_of(call, await call("run_dreaming_cycle", max_outputs=10))
+    return first, grown
+
+
+async def test_a_theme_that_builds_on_another_survives_export_and_import(
+    call: CallTool, server_env: dict[str, str], profile_id: str, tmp_path: Path
+) -> None:
+    first, grown = await grown_theme(call)
+    path = tmp_path / "kinds.jsonl"
+    assert run_reverie(server_env, "profile", "export", profile_id, "--output", str(path)).returncode == 0
+    assert run_reverie(server_env, "profile", "delete", profile_id, "--yes").returncode == 0
+    imported = run_reverie(server_env, "profile", "import", str(path), "--profile", profile_id)
+    assert imported.returncode == 0, imported.stderr
+
+    back = await call("get_dream", dream_id=grown["id"])
+    assert (back["kind"], back["builds_on"], cited(back)) == ("theme", [first["id"]], cited(grown))
+
+
+async def test_forgetting_a_themes_memory_erases_its_words_and_keeps_what_it_built_on(call: CallTool) -> None:
+    first, grown = await grown_theme(call)
+    shared = sorted(cited(first) & cited(grown))[0]
+
+    erased = await call("forget_memory", ids=[shared], reason="asked to")
+
+    assert {first["id"], grown["id"]} <= set(erased["dreams_erased"])
+    after = await call("get_dream", dream_id=grown["id"])
+    assert after["status"] == "stale" and "kayak" not in after["hypothesis"]
+    assert (after["kind"], after["builds_on"]) == ("theme", [first["id"]])

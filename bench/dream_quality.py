@@ -60,6 +60,7 @@ class DreamSeen:
     hit: bool
     small_talk: bool
     kind: str = "link"
+    rationale: str = ""
 
 
 @dataclass
@@ -133,6 +134,7 @@ async def locomo_conversation(
                     hit,
                     any(_small_talk(texts[min(side)], conversation.speakers) for side in sides if side),
                     dream["kind"],
+                    dream["rationale"],
                 )
             )
 

@@ -33,13 +33,14 @@ ONE_VALUE: Final = sorted(
 )
 
 
-def _who(subject: str) -> str:
-    return "the person" if subject.casefold() == "user" else subject
+def _for_whom(subject: str) -> str:
+    return "you" if subject.casefold() == "user" else subject
 
 
 def contradiction_draft(later: LaterClaim) -> DreamDraft:
     relation = later.predicate.replace("_", " ")
-    who = _who(later.subject)
+    who = _for_whom(later.subject)
+    held_until = day_of(later.fact.when())
     said = f'"{excerpt(later.said.text, None, QUOTE_CHARS)}" ({day_of(later.said.when())})'
     statement = ClaimInput(
         subject=later.subject,
@@ -51,10 +52,10 @@ def contradiction_draft(later: LaterClaim) -> DreamDraft:
     )
     return DreamDraft(
         kind=DreamKind.CONTRADICTION,
-        hypothesis=f"Memory says {who} {relation} {later.held} (said up to {day_of(later.fact.when())}), "
-        f"but later {said} says {later.value}: both cannot hold now.",
-        why=f"{relation} holds one value at a time; the later statement names another.",
-        what_if=f"What if {who} {relation} {later.value} now?",
+        hypothesis=f"Memory has '{relation}: {later.held}' for {who} (said up to {held_until}), but later "
+        f"came {said}, naming {later.value}: both cannot hold now.",
+        why=f"'{relation}' holds one value at a time; the later statement names another.",
+        what_if=f"What if '{relation}' is {later.value} for {who} now?",
         possible_outcome=f"Promoted with the person's words, '{later.value}' goes through the usual checks "
         f"against '{later.held}' (a tie becomes a question); rejected, memory stays as it is.",
         rationale=f"The fact ({later.held}) is active; the claim ({later.value}, {later.claim_id}) was said "

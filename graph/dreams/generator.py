@@ -38,11 +38,12 @@ def pair_key(first_id: str, second_id: str) -> str:
 def connections(pairs: Sequence[CandidatePair], max_outputs: int) -> list[tuple[CandidatePair, float]]:
     """The strongest connections with their link scores, one per memory, best first.
 
-    Links within one sitting are offered only when no link across time is: the person made
-    those connections while talking; the dream's worth is in the ones across days."""
+    Links within one sitting are offered only when every candidate is of one sitting (a profile
+    told everything at once): with a history behind it, the person made those connections while
+    talking, and the dream's worth is in the ones across days."""
     scored = [(pair, score) for pair in pairs if (score := link_score(pair)) is not None]
     across_time = [item for item in scored if item[0].apart >= SAME_MOMENT]
-    scored = across_time or scored
+    scored = across_time or (scored if _one_sitting(pairs) else [])
     scored.sort(key=lambda item: (-item[1], pair_key(item[0].first.id, item[0].second.id)))
     chosen: list[tuple[CandidatePair, float]] = []
     used: set[str] = set()
@@ -54,6 +55,11 @@ def connections(pairs: Sequence[CandidatePair], max_outputs: int) -> list[tuple[
         if len(chosen) == max_outputs:
             break
     return chosen
+
+
+def _one_sitting(pairs: Sequence[CandidatePair]) -> bool:
+    times = [memory.when() for pair in pairs for memory in (pair.first, pair.second)]
+    return not times or max(times) - min(times) < SAME_MOMENT
 
 
 def draft(pair: CandidatePair, score: float, generator: str) -> DreamDraft:

@@ -64,7 +64,7 @@ def theme_draft(theme: Theme) -> DreamDraft:
     )
     return DreamDraft(
         kind=DreamKind.THEME,
-        hypothesis=f"{term} keeps coming back over {span}, in {theme.sittings} separate conversations: "
+        hypothesis=f"You keep coming back to {term}, in {theme.sittings} separate conversations over {span}: "
         f"{quotes}.",
         why=f"{term} comes up on {theme.sittings} different days from {day_of(first)} to {day_of(last)}; "
         "few other memories mention it.",
@@ -91,7 +91,8 @@ def duplicate_draft(first: Memory, second: Memory, overlap: float, cosine: float
     apart = span_of(later.when() - earlier.when())
     return DreamDraft(
         kind=DreamKind.DUPLICATE,
-        hypothesis=f"{_quoted(earlier, None)} and {_quoted(later, None)} say the same thing.",
+        hypothesis=f"You said the same thing twice, {apart} apart: {_quoted(earlier, None)} and "
+        f"{_quoted(later, None)}.",
         why=f"{overlap:.0%} of their words are shared ({meaning}); said {apart} apart.",
         what_if="What if one is enough? Accepting keeps the later (unless only the earlier supports "
         "claims) and retracts the other, whose words stay on record until the person forgets them.",

@@ -124,8 +124,8 @@ ERASE_DREAMS = ScopedQuery(
     WITH d, collect(s) AS sources
     OPTIONAL MATCH (d)-[:HAS_FEEDBACK]->(fb)
     WITH d, sources, collect(fb) AS feedback,
-         COLLECT { MATCH (d)-[:BUILDS_ON]->(e:Dream {profile_id: $profile_id}) RETURN e } AS earlier,
-         COLLECT { MATCH (d)<-[:BUILDS_ON]-(l:Dream {profile_id: $profile_id}) RETURN l } AS later,
+         COLLECT { MATCH (d)-[:BUILDS_ON]->(e:Dream {profile_id: $profile_id}) RETURN e.id } AS earlier,
+         COLLECT { MATCH (d)<-[:BUILDS_ON]-(l:Dream {profile_id: $profile_id}) RETURN l.id } AS later,
          d {.id, .pair_key, .likelihood, .confidence, .generator, .run_id, .created_at, .source_count,
             .status, .kind} AS kept
     DETACH DELETE d
@@ -138,8 +138,18 @@ ERASE_DREAMS = ScopedQuery(
                                   ELSE kept.status END})
     FOREACH (s IN sources | CREATE (n)-[:DREAMED_FROM]->(s))
     FOREACH (fb IN feedback | CREATE (n)-[:HAS_FEEDBACK]->(fb) SET fb.feedback = null)
-    FOREACH (e IN earlier | CREATE (n)-[:BUILDS_ON]->(e))
-    FOREACH (l IN later | CREATE (l)-[:BUILDS_ON]->(n))
+    WITH n, earlier, later
+    // By id: a dream this one builds on may be erased (and made anew) in this same query.
+    CALL (n, earlier) {
+        UNWIND earlier AS earlier_id
+        MATCH (e:Dream {profile_id: $profile_id, id: earlier_id})
+        MERGE (n)-[:BUILDS_ON]->(e)
+    }
+    CALL (n, later) {
+        UNWIND later AS later_id
+        MATCH (l:Dream {profile_id: $profile_id, id: later_id})
+        MERGE (l)-[:BUILDS_ON]->(n)
+    }
     RETURN count(n) AS erased
     """,
 )

@@ -118,6 +118,22 @@ def test_one_dream_per_memory_and_links_across_time_first() -> None:
     assert [(p.first.id, p.second.id) for p, _ in chosen] == [("hub", "y")]
 
 
+def test_links_within_one_sitting_only_for_a_profile_told_at_once() -> None:
+    told_at_once = [
+        pair(
+            memory("a", "Pixel the greyhound sleeps all day."),
+            memory("b", "Pixel won a greyhound prize."),
+            0.92,
+        )
+    ]
+    assert [(p.first.id, p.second.id) for p, _ in connections(told_at_once, max_outputs=5)] == [("a", "b")]
+    with_history = [
+        *told_at_once,
+        pair(memory("c", "Bought a tent for the trip."), memory("d", "The trip is in May.", 60), 0.5),
+    ]
+    assert connections(with_history, max_outputs=5) == [], "the person linked those while talking"
+
+
 @pytest.mark.anyio
 async def test_the_writer_states_the_link_in_words_a_person_can_answer() -> None:
     first = memory("a", "Melanie: We roasted marshmallows around the campfire on our camping trip.")

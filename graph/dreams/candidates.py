@@ -274,7 +274,7 @@ async def _evidence_sets(tx: ProfileTx, memories: Iterable[Memory]) -> dict[str,
     return evidence
 
 
-async def _partners(tx: ProfileTx, memories: Iterable[Memory]) -> dict[str, set[str]]:
+async def dream_partners(tx: ProfileTx, memories: Iterable[Memory]) -> dict[str, set[str]]:
     """The memories each one was already dreamed together with, in any status."""
     chosen = {memory.id: memory for memory in memories}.values()
     rows = await tx.run(
@@ -293,7 +293,7 @@ async def _unlinked(tx: ProfileTx, pairs: Sequence[CandidatePair]) -> list[Candi
     apart = [p for p in pairs if not evidence.get(p.first.id, set()) & evidence.get(p.second.id, set())]
     keys = {"|".join(pair_id(p.first.id, p.second.id)): p for p in apart}
     dreamed = set(map(pair_key_from_row, await tx.run(q.DREAMED_PAIRS, keys=sorted(keys))))
-    partners = await _partners(tx, members)
+    partners = await dream_partners(tx, members)
     return [
         pair
         for key, pair in keys.items()

@@ -28,6 +28,7 @@ from typing import Final
 
 from graph.access import ProfileTx
 from graph.dreams import queries as q
+from graph.dreams.candidates import dream_partners
 from graph.dreams.evidence import (
     NEIGHBOURHOOD,
     SAME_MOMENT,
@@ -259,4 +260,22 @@ async def find_themes(tx: ProfileTx, space: MeaningSpace | None, corpus_size: in
     if not themes:
         return []
     rows = await tx.run(q.EARLIER_THEMES, topics=[theme.topic for theme in themes])
-    return grown(themes, [EarlierTheme.from_row(row) for row in rows])
+    themes = grown(themes, [EarlierTheme.from_row(row) for row in rows])
+    partners = await dream_partners(tx, [m for theme in themes for m in theme.sources])
+    return distinct_threads(themes, partners)
+
+
+def distinct_threads(themes: Sequence[Theme], partners: Mapping[str, set[str]]) -> list[Theme]:
+    """One theme per thread: several words often carry one ("campfire", "marshmallows"), so a
+    theme with two sources already cited together, by a stronger theme here or by an earlier
+    dream it does not build on, repeats that one."""
+    kept: list[Theme] = []
+    for theme in themes:
+        ids = [m.id for m in theme.sources]
+        together = {pair_id(a, b) for a, b in combinations(ids, 2)}
+        earlier = {pair_id(a, b) for a, b in together if b in partners.get(a, set())}
+        stronger = {pair_id(a, b) for t in kept for a, b in combinations([m.id for m in t.sources], 2)}
+        if together & stronger or (earlier and theme.builds_on is None):
+            continue
+        kept.append(theme)
+    return kept

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -13,7 +14,7 @@ from graph.dreams.models import DreamDraft, DreamKind, DreamStatus
 from graph.dreams.night import by_turns, take_unused
 from graph.dreams.records import CitedFragment, EarlierTheme, Memory
 from graph.dreams.review import retired_of
-from graph.dreams.themes import grown, sittings_of, themes_in
+from graph.dreams.themes import distinct_threads, grown, sittings_of, themes_in
 
 pytestmark = pytest.mark.unit
 
@@ -138,3 +139,12 @@ def test_kinds_take_turns_and_a_memory_is_cited_once_a_night() -> None:
     taken = take_unused(ordered, 10, used)
     assert [d.source_ids for d in taken] == [("a", "b"), ("e", "f", "g"), ("c", "d")]
     assert take_unused(ordered, 0, set()) == []
+
+
+def test_one_theme_per_thread_and_none_repeating_an_earlier_dream() -> None:
+    [kayak] = themes_in({"kayak": KAYAK}, 60)
+    paddle = replace(kayak, topic="paddl", term="paddle", weight=kayak.weight / 2)
+    assert distinct_threads([kayak, paddle], {}) == [kayak], "two words, one thread"
+    dreamed_together = {KAYAK[0].id: {KAYAK[1].id}, KAYAK[1].id: {KAYAK[0].id}}
+    assert distinct_threads([kayak], dreamed_together) == []
+    assert distinct_threads([replace(kayak, builds_on="d1")], dreamed_together) != [], "a thread that grew"

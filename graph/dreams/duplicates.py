@@ -42,8 +42,9 @@ from graph.dreams.models import DreamDraft
 MIN_WORDS: Final = 4
 # How much of the two word sequences must line up (difflib's ratio over topical words in order).
 MIN_SAME_ORDER: Final = 0.7
-# A shared word at least this uncommon in English (wordfreq Zipf 3.5 or rarer) is specific.
-SPECIFIC_RARITY: Final = 0.8
+# A shared word at least this uncommon in English (wordfreq Zipf 4.0 or rarer: under ten uses
+# per million words, "boiler", "landlord"; not "appreciated" or "greatly") is specific.
+SPECIFIC_RARITY: Final = 0.6
 
 # Words that say when something happened: two sentences alike but for these tell of two
 # occasions ("a film on Friday", "a film on Thursday"), a routine rather than a repetition.
@@ -84,9 +85,12 @@ def specific(pair: CandidatePair) -> bool:
     """Whether the two share a topical word that is a name (not one only used to address
     someone) or uncommon in English."""
     texts = (pair.first.text, pair.second.text)
-    names = shared_names(*texts) - addressed_only(texts[0]) - addressed_only(texts[1])
+    addressed = addressed_only(texts[0]) | addressed_only(texts[1])
+    names = shared_names(*texts)
     return any(
-        term_root(term) in names or english_rarity(term) >= SPECIFIC_RARITY for term in shared_terms(*texts)
+        term_root(term) in names or english_rarity(term) >= SPECIFIC_RARITY
+        for term in shared_terms(*texts)
+        if term_root(term) not in addressed
     )
 
 

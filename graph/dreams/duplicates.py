@@ -28,10 +28,6 @@ from graph.dreams.evidence import (
     NEAR_DUPLICATE_OVERLAP,
     SAME_MOMENT,
     CandidatePair,
-    addressed_only,
-    english_rarity,
-    shared_names,
-    shared_terms,
     term_root,
     topical_roots,
     topical_terms,
@@ -46,12 +42,15 @@ MIN_SAME_ORDER: Final = 0.7
 # per million words, "boiler", "landlord"; not "appreciated" or "greatly") is specific.
 SPECIFIC_RARITY: Final = 0.6
 
-# Words that say when something happened: two sentences alike but for these tell of two
-# occasions ("a film on Friday", "a film on Thursday"), a routine rather than a repetition.
+# Words that say when or how much: two sentences alike but for these tell of two occasions ("a
+# film on Friday", "a film on Thursday"; "forty minutes", "forty-five minutes"), a routine
+# rather than a repetition.
 _OCCASION = re.compile(
     r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:january|february|march|april|june|july|"
     r"august|september|october|november|december|yesterday|today|tonight|tomorrow|morning|"
-    r"afternoon|evening|night|last|next)\b|\d+",
+    r"afternoon|evening|night|last|next|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+    r"twelve|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|half|"
+    r"dozen)\b|\d+",
     re.IGNORECASE,
 )
 
@@ -82,16 +81,9 @@ def substituted(first: str, second: str) -> bool:
 
 
 def specific(pair: CandidatePair) -> bool:
-    """Whether the two share a topical word that is a name (not one only used to address
-    someone) or uncommon in English."""
-    texts = (pair.first.text, pair.second.text)
-    addressed = addressed_only(texts[0]) | addressed_only(texts[1])
-    names = shared_names(*texts)
-    return any(
-        term_root(term) in names or english_rarity(term) >= SPECIFIC_RARITY
-        for term in shared_terms(*texts)
-        if term_root(term) not in addressed
-    )
+    """Whether the two share a word few of the profile's memories use (the pair's evidence, which
+    leaves out names only used to address someone) that is a name or uncommon in English."""
+    return any(term.entity or term.english >= SPECIFIC_RARITY for term in pair.shared)
 
 
 def is_duplicate(pair: CandidatePair) -> bool:

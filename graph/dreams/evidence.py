@@ -33,6 +33,7 @@ from datetime import timedelta
 from functools import lru_cache
 from typing import Final
 
+from lemminflect import getAllLemmas
 from wordfreq import zipf_frequency
 
 from graph.dreams.records import Memory
@@ -277,10 +278,20 @@ def idf(term: SharedTerm, corpus_size: int) -> float:
     return math.log(max(corpus_size, IDF_FLOOR_CORPUS) / term.frequency)
 
 
+@lru_cache(maxsize=65536)
+def can_name_a_thing(term: str) -> bool:
+    """Whether the word can be a noun: English's lexicon (lemminflect's) gives it a noun reading,
+    or does not know it (a name, "axolotl", "EpiPen"). "Elated", "swamped", "brightens" and
+    "yep" cannot: they say how something felt or went, not what it was about."""
+    readings = getAllLemmas(term.casefold())
+    return not readings or "NOUN" in readings or "PROPN" in readings
+
+
 def names_one_thing(term: SharedTerm) -> bool:
-    """A name both write, or a word only this pair uses that is uncommon in English in full:
-    either points at one thing (a person, an axolotl, falconry) rather than a mood ("hectic")."""
-    return term.entity or (term.frequency <= 2 and term.english >= 1.0)
+    """A name both write, or a word only this pair uses that is uncommon in English in full and
+    can be a noun: either points at one thing (a person, an axolotl, falconry) rather than a
+    mood ("hectic", "elated")."""
+    return term.entity or (term.frequency <= 2 and term.english >= 1.0 and can_name_a_thing(term.term))
 
 
 def term_weight(term: SharedTerm, corpus_size: int) -> float:

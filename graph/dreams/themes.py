@@ -35,6 +35,7 @@ from graph.dreams.evidence import (
     Meaning,
     SharedTerm,
     addressed_only,
+    can_name_a_thing,
     common_ceiling,
     english_rarity,
     term_root,
@@ -123,7 +124,7 @@ def _theme(root: str, holders: Sequence[Memory], corpus_size: int) -> Theme | No
     term = _written(root, latest)
     named = sum(root in written_as_names(m.text) for m in holders) >= 2
     english = english_rarity(term)
-    if not named and english < MIN_ENGLISH_RARITY:
+    if not named and (english < MIN_ENGLISH_RARITY or not can_name_a_thing(term)):
         return None
     best = [max(group, key=lambda m: (_substantive(m), m.when())) for group in groups]
     if _repeated(root, best):

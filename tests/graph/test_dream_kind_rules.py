@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from graph.dreams.duplicates import is_duplicate, occasions
-from graph.dreams.evidence import CandidatePair, Meaning
+from graph.dreams.evidence import CandidatePair, Meaning, rare_shared, shared_terms
 from graph.dreams.kind_words import sources_key, theme_draft
 from graph.dreams.models import DreamDraft, DreamKind, DreamStatus
 from graph.dreams.night import by_turns, take_unused
@@ -27,8 +27,11 @@ def memory(text: str, days: float, memory_id: str | None = None, kind: str = "fr
 
 
 def pair(first: Memory, second: Memory, cosine: float | None = None) -> CandidatePair:
+    """The pair as the finder weighs it in a profile of 100 where only these two use their words."""
     meaning = Meaning(cosine, 0.5, 0.5) if cosine is not None else None
-    return CandidatePair(first, second, meaning, (), 100)
+    terms = shared_terms(first.text, second.text)
+    shared = rare_shared((first.text, second.text), terms, dict.fromkeys(terms, 2), 100)
+    return CandidatePair(first, second, meaning, shared, 100)
 
 
 KAYAK = [
@@ -113,6 +116,11 @@ def test_a_restatement_weeks_apart_is_a_duplicate_but_not_a_routine_or_small_tal
         memory("Paid the phone bill on Saturday, a bit more than the gas one.", 30, "b2"),
     )
     assert not is_duplicate(pair(*bills, 0.98)), "one detail swapped"
+    rowing = (
+        memory("Logged forty-five minutes on the rowing machine at the gym.", 0, "r1"),
+        memory("Logged forty minutes on the rowing machine at the gym.", 30, "r2"),
+    )
+    assert not is_duplicate(pair(*rowing, 0.98)), "another amount"
 
 
 def test_a_merge_retracts_the_earlier_unless_only_it_supports_claims() -> None:

@@ -27,6 +27,7 @@ from typing import Final
 from graph.access import ProfileTx
 from graph.dreams import queries as q
 from graph.dreams.evidence import (
+    JUDGED_FLOOR_SHARE,
     NEIGHBOURHOOD,
     CandidatePair,
     Meaning,
@@ -320,9 +321,10 @@ async def candidates_in(
     else:
         seeds = await _seeds(tx, now, max(MIN_SEEDS, max_outputs // 2 + 4))
         pairs = await _seeded(tx, space, seeds, corpus_size, max_outputs)
-    # Restatements are no link, but they are the duplicates the night may propose.
+    # Pairs a model may judge, and restatements: no link, but the duplicates a night may propose.
     return await _unlinked(
-        tx, [pair for pair in pairs if link_score(pair) is not None or is_restatement(pair)]
+        tx,
+        [pair for pair in pairs if link_score(pair, JUDGED_FLOOR_SHARE) is not None or is_restatement(pair)],
     )
 
 

@@ -66,6 +66,9 @@ MUTUAL_NEAREST: Final = 1.0
 # Without vectors (semantic lane off) only words can link: one word shared by at most this
 # many memories, or several rarer ones.
 MIN_LEXICAL_SCORE: Final = 1.0
+# With a model to judge each pair (the host's, or an endpoint), pairs from this share of the floor
+# are offered to it: a wider set a model filters finds links the evidence alone cannot vouch for.
+JUDGED_FLOOR_SHARE: Final = 0.75
 NEAR_DUPLICATE_COSINE: Final = 0.96
 NEAR_DUPLICATE_OVERLAP: Final = 0.7
 # Two memories of one sitting are usually one exchange, which the person already connects.
@@ -346,9 +349,10 @@ def link_floor(corpus_size: int, with_meaning: bool = True) -> float:
     )
 
 
-def link_score(pair: CandidatePair) -> float | None:
-    """The pair's evidence as one number, or None when it is no connection worth a dream."""
+def link_score(pair: CandidatePair, floor_share: float = 1.0) -> float | None:
+    """The pair's evidence as one number, or None when it is no connection worth a dream; a
+    model that judges each pair gets those from `floor_share` of the floor (`JUDGED_FLOOR_SHARE`)."""
     if is_restatement(pair):
         return None
     score = evidence_score(pair)
-    return score if score >= link_floor(pair.corpus_size, pair.meaning is not None) else None
+    return score if score >= floor_share * link_floor(pair.corpus_size, pair.meaning is not None) else None

@@ -35,13 +35,16 @@ def pair_key(first_id: str, second_id: str) -> str:
     return "|".join(sorted((first_id, second_id)))
 
 
-def connections(pairs: Sequence[CandidatePair], max_outputs: int) -> list[tuple[CandidatePair, float]]:
-    """The strongest connections with their link scores, one per memory, best first.
+def connections(
+    pairs: Sequence[CandidatePair], max_outputs: int, floor_share: float = 1.0
+) -> list[tuple[CandidatePair, float]]:
+    """The strongest connections with their link scores, one per memory, best first; from
+    `floor_share` of the floor where a model judges each one.
 
     Links within one sitting are offered only when every candidate is of one sitting (a profile
     told everything at once): with a history behind it, the person made those connections while
     talking, and the dream's worth is in the ones across days."""
-    scored = [(pair, score) for pair in pairs if (score := link_score(pair)) is not None]
+    scored = [(pair, score) for pair in pairs if (score := link_score(pair, floor_share)) is not None]
     across_time = [item for item in scored if item[0].apart >= SAME_MOMENT]
     scored = across_time or (scored if _one_sitting(pairs) else [])
     scored.sort(key=lambda item: (-item[1], pair_key(item[0].first.id, item[0].second.id)))

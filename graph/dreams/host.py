@@ -26,7 +26,7 @@ from graph.clock import utcnow
 from graph.dreams import host_queries as hq
 from graph.dreams import queries as q
 from graph.dreams.candidates import find_candidates, pair_evidence
-from graph.dreams.evidence import CandidatePair, evidence_score, is_restatement
+from graph.dreams.evidence import JUDGED_FLOOR_SHARE, CandidatePair, evidence_score, is_restatement
 from graph.dreams.generator import LinkGenerator, connections, draft
 from graph.dreams.models import (
     CandidateList,
@@ -141,7 +141,9 @@ async def list_candidates(
         raise InvalidInputError(f"limit must be 1 to {MAX_CANDIDATES}.")
     model = await _model(graph, vectors)
     pairs = await graph.read(find_candidates, limit, now or utcnow(), model)
-    return CandidateList(candidates=[_candidate(pair, score) for pair, score in connections(pairs, limit)])
+    # The host's model judges every candidate, so it gets the wider set.
+    chosen = connections(pairs, limit, JUDGED_FLOOR_SHARE)
+    return CandidateList(candidates=[_candidate(pair, score) for pair, score in chosen])
 
 
 # --- what a dream may cite -----------------------------------------------------------------

@@ -22,7 +22,7 @@ from typing import Final, Protocol
 import anyio
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from graph.dreams.evidence import CandidatePair
+from graph.dreams.evidence import JUDGED_FLOOR_SHARE, CandidatePair, link_score
 from graph.dreams.generator import LinkGenerator, Proposal, connections, draft
 from graph.dreams.models import DreamDraft
 from graph.dreams.writer import excerpt
@@ -112,7 +112,7 @@ def question_for(pair: CandidatePair, fallback: DreamDraft, limits: HostModelLim
 def questions(pairs: Sequence[CandidatePair], max_outputs: int, limits: HostModelLimits) -> list[Question]:
     """Every question `HostModelGenerator.propose` may ask of these pairs: all of them when the
     model finds each pair empty (it then asks the spares too), more than it asks otherwise."""
-    chosen = connections(pairs, max_outputs + SPARE_CANDIDATES)[: limits.max_requests]
+    chosen = connections(pairs, max_outputs + SPARE_CANDIDATES, JUDGED_FLOOR_SHARE)[: limits.max_requests]
     return [question_for(pair, draft(pair, score, LinkGenerator.name), limits) for pair, score in chosen]
 
 
@@ -142,17 +142,19 @@ class HostModelGenerator:
         counts = {f"host_model_{outcome}": 0 for outcome in _Outcome}
         drafts: list[DreamDraft] = []
         asked = 0
-        for pair, score in connections(pairs, max_outputs + SPARE_CANDIDATES):
+        for pair, score in connections(pairs, max_outputs + SPARE_CANDIDATES, JUDGED_FLOOR_SHARE):
             if len(drafts) == max_outputs:
                 break
             written = draft(pair, score, LinkGenerator.name)
+            # Below the floor only the model's judgement can make a pair a dream.
+            vouched = link_score(pair) is not None
             if asked >= self._limits.max_requests:
-                drafts.append(written)
+                drafts.extend([written] if vouched else [])
                 continue
             asked += 1
             outcome, phrased = await self._phrase(pair, written)
             counts[f"host_model_{outcome}"] += 1
-            if outcome is _Outcome.FAILED:
+            if outcome is _Outcome.FAILED and vouched:
                 drafts.append(written)
             elif phrased is not None:
                 drafts.append(phrased)

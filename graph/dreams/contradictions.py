@@ -16,10 +16,10 @@ from typing import Final
 
 from graph.access import ProfileTx
 from graph.dreams import queries as q
-from graph.dreams.kind_words import day_of, sources_key
+from graph.dreams.kind_words import sources_key
 from graph.dreams.models import DreamDraft, DreamKind
 from graph.dreams.records import LaterClaim, pair_key_from_row
-from graph.dreams.writer import excerpt
+from graph.dreams.writer import day_of, excerpt
 from graph.memory.claims import DREAM_FEEDBACK_LABEL
 from graph.memory.models import ClaimInput
 from graph.memory.predicates import PREDICATE_RULES, PredicatePolicy

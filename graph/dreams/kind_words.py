@@ -5,29 +5,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from datetime import datetime, timedelta
 from typing import Final
 
 from graph.dreams.models import DreamDraft, DreamKind
 from graph.dreams.records import Memory
 from graph.dreams.themes import Theme
-from graph.dreams.writer import excerpt
+from graph.dreams.writer import day_of, excerpt, span_of
 
 QUOTE_CHARS: Final = 90
 SHORT_CHARS: Final = 50
 THEME_GENERATOR: Final = "themes-v1"
 DUPLICATE_GENERATOR: Final = "duplicates-v1"
-
-
-def day_of(moment: datetime) -> str:
-    return f"{moment.day} {moment:%B %Y}"
-
-
-def span_of(apart: timedelta) -> str:
-    days = apart.days
-    if days >= 60:
-        return f"{round(days / 30.4)} months"
-    return f"{days} days" if days != 1 else "a day"
 
 
 def sources_key(ids: Sequence[str]) -> str:

@@ -44,17 +44,22 @@ class DreamTexts:
     confidence: float
 
 
-def _date(moment: datetime) -> str:
+def day_of(moment: datetime) -> str:
     return f"{moment.day} {moment:%B %Y}"
 
 
-def _gap(apart: timedelta) -> str:
+def span_of(apart: timedelta) -> str:
+    """How long, in words: "3 months", "12 days", "a day", "less than a day"."""
     days = apart.days
     if days >= 60:
-        return f"{round(days / 30.4)} months apart"
+        return f"{round(days / 30.4)} months"
     if days >= 2:
-        return f"{days} days apart"
-    return "on the same day" if days == 0 else "a day apart"
+        return f"{days} days"
+    return "a day" if days == 1 else "less than a day"
+
+
+def _gap(apart: timedelta) -> str:
+    return "on the same day" if apart.days == 0 else f"{span_of(apart)} apart"
 
 
 def _position(term: str, words: list[str]) -> int | None:
@@ -350,7 +355,7 @@ def write(pair: CandidatePair, score: float) -> DreamTexts:
     topic = _topic(pair, earlier, later)
     first_quote = excerpt(earlier.text, term, EXCERPT_CHARS)
     second_quote = excerpt(later.text, term, EXCERPT_CHARS)
-    when_first, when_second, gap = _date(earlier.when()), _date(later.when()), _gap(pair.apart)
+    when_first, when_second, gap = day_of(earlier.when()), day_of(later.when()), _gap(pair.apart)
     quoted = f'"{first_quote}" ({when_first}), then "{second_quote}" ({when_second})'
     if topic is not None:
         link = _link(topic, pair.apart, when_first)
@@ -386,7 +391,7 @@ def rationale(pair: CandidatePair, score: float) -> str:
     return " ".join(
         [
             *_evidence_lines(pair),
-            f"Said {gap} ({_date(earlier.when())}, {_date(later.when())}).",
+            f"Said {gap} ({day_of(earlier.when())}, {day_of(later.when())}).",
             f"Sources: {_describe(earlier)} and {_describe(later)}.",
             f"Likelihood follows the link score {score:.1f} (meaning {meaning_score(pair):.1f} + words "
             f"{word_score(pair):.1f}) and how many sources are verified facts; confidence follows the "

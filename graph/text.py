@@ -104,7 +104,7 @@ def as_written(term: str, text: str) -> str:
     when no word of the text is exactly it."""
     for match in _TOKEN.finditer(text):
         word = match.group(0)
-        if normalize(word) == term or normalize(word).removesuffix("'s") == term:
+        if term in (plain := normalize(word), plain.removesuffix("'s")):
             return word.removesuffix("'s").removesuffix("\u2019s")
     return term
 

@@ -41,6 +41,7 @@ from graph.dreams.evidence import (
     topical_roots,
     word_score,
 )
+from graph.dreams.models import sources_key
 from graph.dreams.neighbours import ExactSpace, MeaningSpace, Neighbours, open_space, pair_id
 from graph.dreams.records import (
     Memory,
@@ -90,15 +91,20 @@ def _distinct(found: Iterable[_Found]) -> dict[tuple[str, str], _Found]:
 # --- the whole profile ----------------------------------------------------------------------
 
 
-def _shared_word_pairs(memories: Sequence[Memory], ceiling: int) -> list[_Found]:
-    """Pairs of memories that share a word at most `ceiling` memories use."""
+def word_postings(memories: Iterable[Memory]) -> dict[str, list[Memory]]:
+    """The memories using each topical word, by its root."""
     postings: dict[str, list[Memory]] = defaultdict(list)
     for memory in memories:
         for root in topical_roots(memory.text):
             postings[root].append(memory)
+    return postings
+
+
+def _shared_word_pairs(memories: Sequence[Memory], ceiling: int) -> list[_Found]:
+    """Pairs of memories that share a word at most `ceiling` memories use."""
     return [
         _Found(first, second, None)
-        for holders in postings.values()
+        for holders in word_postings(memories).values()
         if 1 < len(holders) <= min(ceiling, MAX_WORD_HOLDERS)
         for first, second in combinations(holders, 2)
     ]
@@ -292,7 +298,7 @@ async def _unlinked(tx: ProfileTx, pairs: Sequence[CandidatePair]) -> list[Candi
     members = [m for pair in pairs for m in (pair.first, pair.second)]
     evidence = await _evidence_sets(tx, members)
     apart = [p for p in pairs if not evidence.get(p.first.id, set()) & evidence.get(p.second.id, set())]
-    keys = {"|".join(pair_id(p.first.id, p.second.id)): p for p in apart}
+    keys = {sources_key((p.first.id, p.second.id)): p for p in apart}
     dreamed = set(map(pair_key_from_row, await tx.run(q.DREAMED_PAIRS, keys=sorted(keys))))
     partners = await dream_partners(tx, members)
     return [
@@ -308,14 +314,18 @@ async def find_candidates(
     """The connections worth a dream, with their evidence; `model` is the running embedding
     model (None: the semantic lane is off)."""
     space = await open_space(tx, model) if model else None
-    return await candidates_in(tx, space, max_outputs, now)
+    return await candidates_in(tx, space, await corpus_size_of(tx), max_outputs, now)
+
+
+async def corpus_size_of(tx: ProfileTx) -> int:
+    """How many live memories the profile holds (at least 1: it divides)."""
+    return max(count_of(await tx.single(q.CORPUS_SIZE)), 1)
 
 
 async def candidates_in(
-    tx: ProfileTx, space: MeaningSpace | None, max_outputs: int, now: datetime
+    tx: ProfileTx, space: MeaningSpace | None, corpus_size: int, max_outputs: int, now: datetime
 ) -> list[CandidatePair]:
     """As `find_candidates`, in a meaning space already open (None: the semantic lane is off)."""
-    corpus_size = max(count_of(await tx.single(q.CORPUS_SIZE)), 1)
     if isinstance(space, ExactSpace) and len(space.memories) > 1:
         pairs = await _whole_profile(space, corpus_size)
     else:
@@ -333,7 +343,7 @@ async def pair_evidence(
 ) -> list[CandidatePair]:
     """The evidence between given memories, weighed as `find_candidates` weighs a pair it finds
     (a host may cite memories the finder never paired)."""
-    corpus_size = max(count_of(await tx.single(q.CORPUS_SIZE)), 1)
+    corpus_size = await corpus_size_of(tx)
     space = await open_space(tx, model) if model else None
     found = _distinct(_Found(first, second, None) for first, second in pairs)
     if isinstance(space, ExactSpace) and len(space.memories) > 1:

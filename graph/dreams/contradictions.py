@@ -16,8 +16,7 @@ from typing import Final
 
 from graph.access import ProfileTx
 from graph.dreams import queries as q
-from graph.dreams.kind_words import sources_key
-from graph.dreams.models import DreamDraft, DreamKind
+from graph.dreams.models import DreamDraft, DreamKind, sources_key
 from graph.dreams.records import LaterClaim, pair_key_from_row
 from graph.dreams.writer import day_of, excerpt
 from graph.memory.claims import DREAM_FEEDBACK_LABEL

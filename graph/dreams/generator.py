@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from graph.dreams.evidence import SAME_MOMENT, CandidatePair, link_score
-from graph.dreams.models import DreamDraft
+from graph.dreams.models import DreamDraft, sources_key
 from graph.dreams.writer import write
 
 
@@ -31,10 +31,6 @@ class DreamGenerator(Protocol):
     async def propose(self, pairs: Sequence[CandidatePair], max_outputs: int) -> Proposal: ...
 
 
-def pair_key(first_id: str, second_id: str) -> str:
-    return "|".join(sorted((first_id, second_id)))
-
-
 def connections(
     pairs: Sequence[CandidatePair], max_outputs: int, floor_share: float = 1.0
 ) -> list[tuple[CandidatePair, float]]:
@@ -47,7 +43,7 @@ def connections(
     scored = [(pair, score) for pair in pairs if (score := link_score(pair, floor_share)) is not None]
     across_time = [item for item in scored if item[0].apart >= SAME_MOMENT]
     scored = across_time or (scored if _one_sitting(pairs) else [])
-    scored.sort(key=lambda item: (-item[1], pair_key(item[0].first.id, item[0].second.id)))
+    scored.sort(key=lambda item: (-item[1], sources_key((item[0].first.id, item[0].second.id))))
     chosen: list[tuple[CandidatePair, float]] = []
     used: set[str] = set()
     for pair, score in scored:
@@ -78,7 +74,7 @@ def draft(pair: CandidatePair, score: float, generator: str) -> DreamDraft:
         link_score=round(score, 3),
         generator=generator,
         source_ids=(pair.first.id, pair.second.id),
-        pair_key=pair_key(pair.first.id, pair.second.id),
+        pair_key=sources_key((pair.first.id, pair.second.id)),
         shared_terms=[term.term for term in pair.shared[:4]],
     )
 

@@ -35,6 +35,7 @@ from graph.dreams.models import (
     DreamKind,
     DreamStatus,
     HostDreamResult,
+    sources_key,
 )
 from graph.dreams.records import (
     Cited,
@@ -194,10 +195,6 @@ def _check_statement(statement: ClaimInput | None, fragment_ids: Sequence[str]) 
         )
 
 
-def _key(ids: Sequence[str]) -> str:
-    return "|".join(sorted(ids))
-
-
 async def _refuse_repeats(tx: ProfileTx, memories: Sequence[Memory]) -> None:
     """Never the same pair twice: not in a dream of any status, nor after it was judged empty."""
     dreamed = await tx.single(
@@ -210,7 +207,7 @@ async def _refuse_repeats(tx: ProfileTx, memories: Sequence[Memory]) -> None:
             f"dream {dreamed['id']} already links two of these memories (never the same pair twice): "
             "reword it with its dream_id, or cite others. Nothing was written."
         )
-    keys = [_key((a.id, b.id)) for a, b in combinations(memories, 2)]
+    keys = [sources_key((a.id, b.id)) for a, b in combinations(memories, 2)]
     empty = [pair_key_from_row(row) for row in await tx.run(hq.EMPTY_PAIRS, keys=keys)]
     if empty:
         raise InvalidInputError(
@@ -277,7 +274,7 @@ async def _write_in(tx: ProfileTx, writing: _Writing) -> HostDreamResult:
     dream_id = str(uuid.uuid4())
     created = await tx.single(
         q.CREATE_DREAM,
-        pair_key=_key(writing.ids),
+        pair_key=sources_key(writing.ids),
         fields=properties,
         id=dream_id,
         run_id=None,
@@ -323,7 +320,9 @@ async def write_dream(
 async def _judge_in(tx: ProfileTx, ids: list[str], writer: str, now: datetime) -> HostDreamResult:
     memories = await _cited(tx, ids)
     await _refuse_repeats(tx, memories)
-    row = await tx.one(hq.JUDGE_EMPTY, pair_key=_key(ids), id=str(uuid.uuid4()), writer=writer, now=now)
+    row = await tx.one(
+        hq.JUDGE_EMPTY, pair_key=sources_key(ids), id=str(uuid.uuid4()), writer=writer, now=now
+    )
     if not row["created"]:
         raise InvalidInputError("this pair was judged empty a moment ago; nothing was written.")
     return HostDreamResult(

@@ -149,7 +149,8 @@ class HostModelGenerator:
             # Below the floor only the model's judgement can make a pair a dream.
             vouched = link_score(pair) is not None
             if asked >= self._limits.max_requests:
-                drafts.extend([written] if vouched else [])
+                if vouched:
+                    drafts.append(written)
                 continue
             asked += 1
             outcome, phrased = await self._phrase(pair, written)

@@ -4,10 +4,10 @@ dates and the figures behind them, never claiming more than the evidence says.""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from statistics import fmean
 from typing import Final
 
-from graph.dreams.models import DreamDraft, DreamKind
+from graph.dreams.models import DreamDraft, DreamKind, sources_key
 from graph.dreams.records import Memory
 from graph.dreams.themes import Theme
 from graph.dreams.writer import day_of, excerpt, span_of
@@ -18,17 +18,8 @@ THEME_GENERATOR: Final = "themes-v1"
 DUPLICATE_GENERATOR: Final = "duplicates-v1"
 
 
-def sources_key(ids: Sequence[str]) -> str:
-    """The sorted ids: no two dreams cite the same memories."""
-    return "|".join(sorted(ids))
-
-
 def _quoted(memory: Memory, term: str | None) -> str:
     return f'"{excerpt(memory.text, term, QUOTE_CHARS)}" ({day_of(memory.when())})'
-
-
-def _average_quality(memories: Sequence[Memory]) -> float:
-    return sum(memory.quality for memory in memories) / len(memories)
 
 
 def theme_draft(theme: Theme) -> DreamDraft:
@@ -61,7 +52,7 @@ def theme_draft(theme: Theme) -> DreamDraft:
         "memories together, and the person can confirm what it means to them as memory.",
         rationale=rationale,
         likelihood=round(min(0.9, 1 - math.exp(-theme.weight / 4)), 3),
-        confidence=round(_average_quality(sources) * 0.75, 3),
+        confidence=round(fmean(memory.quality for memory in sources) * 0.75, 3),
         link_score=round(theme.weight, 3),
         generator=THEME_GENERATOR,
         source_ids=tuple(memory.id for memory in sources),
@@ -88,7 +79,7 @@ def duplicate_draft(first: Memory, second: Memory, overlap: float, cosine: float
         rationale=f"Topical words shared: {overlap:.0%} of the two's together; meaning: {meaning}; "
         f"said {apart} apart.",
         likelihood=round(min(0.9, overlap), 3),
-        confidence=round(_average_quality((first, second)) * 0.9, 3),
+        confidence=round(fmean((first.quality, second.quality)) * 0.9, 3),
         link_score=round(overlap, 3),
         generator=DUPLICATE_GENERATOR,
         source_ids=(earlier.id, later.id),

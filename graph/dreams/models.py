@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from enum import StrEnum
 from typing import Literal
@@ -18,6 +19,11 @@ class DreamStatus(StrEnum):
     STALE = "stale"
     REJECTED = "rejected"
     PROMOTED = "promoted"
+
+
+def sources_key(ids: Sequence[str]) -> str:
+    """A dream's `pair_key`: its sources' ids, sorted, so no two dreams cite the same memories."""
+    return "|".join(sorted(ids))
 
 
 # What a dream proposes about its sources (no docstring: tools/list would repeat it).

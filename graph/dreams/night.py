@@ -9,14 +9,14 @@ cited by at most one of the night's dreams, so the night's questions are varied.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import chain, zip_longest
 
 from graph.access import ProfileTx
-from graph.dreams import queries as q
-from graph.dreams.candidates import candidates_in
+from graph.dreams.candidates import candidates_in, corpus_size_of
 from graph.dreams.contradictions import contradiction_drafts
 from graph.dreams.duplicates import duplicate_drafts
 from graph.dreams.evidence import CandidatePair
@@ -25,7 +25,6 @@ from graph.dreams.kind_words import theme_draft
 from graph.dreams.models import DreamDraft
 from graph.dreams.neighbours import open_space
 from graph.dreams.themes import Theme, find_themes
-from graph.rows import count_of
 
 
 @dataclass(frozen=True)
@@ -39,8 +38,8 @@ async def find_all(tx: ProfileTx, max_outputs: int, now: datetime, model: str | 
     """Everything the night may dream of, read in one transaction; `model` is the running
     embedding model (None: the semantic lane is off)."""
     space = await open_space(tx, model) if model else None
-    pairs = await candidates_in(tx, space, max_outputs, now)
-    corpus_size = max(count_of(await tx.single(q.CORPUS_SIZE)), 1)
+    corpus_size = await corpus_size_of(tx)
+    pairs = await candidates_in(tx, space, corpus_size, max_outputs, now)
     return Findings(pairs, await find_themes(tx, space, corpus_size), await contradiction_drafts(tx))
 
 
@@ -74,7 +73,5 @@ async def propose_night(findings: Findings, generator: DreamGenerator, max_outpu
     used.update(chain.from_iterable(draft.source_ids for draft in links.drafts))
     rest = take_unused([d for d in others if d not in chosen], room - len(links.drafts), used)
     drafts = chosen + links.drafts + rest
-    counts = dict(links.counts)
-    for draft in drafts:
-        counts[f"kind_{draft.kind.value}"] = counts.get(f"kind_{draft.kind.value}", 0) + 1
-    return Proposal(drafts, counts)
+    kinds = Counter(f"kind_{draft.kind.value}" for draft in drafts)
+    return Proposal(drafts, links.counts | kinds)

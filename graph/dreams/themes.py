@@ -28,7 +28,7 @@ from typing import Final
 
 from graph.access import ProfileTx
 from graph.dreams import queries as q
-from graph.dreams.candidates import dream_partners
+from graph.dreams.candidates import dream_partners, word_postings
 from graph.dreams.evidence import (
     NEIGHBOURHOOD,
     SAME_MOMENT,
@@ -64,11 +64,11 @@ MAX_SHARED: Final = 0.5
 MAX_HOLDERS: Final = 40
 SEEDS: Final = 40
 TERMS_PER_SEED: Final = 8
-# Statuses of an earlier theme that a grown thread builds on; a rejected one is left alone.
 # The strongest threads weighed in meaning each night: a bound on the vectors read.
 MAX_WEIGHED: Final = 30
 # Sources this many CSLS units closer to each other than to their usual neighbours, on average.
 MIN_COHERENCE: Final = 0.0
+# Statuses of an earlier theme that a grown thread builds on; a rejected one is left alone.
 GROWS_FROM: Final = (DreamStatus.PROPOSED, DreamStatus.REINFORCED, DreamStatus.PROMOTED)
 
 
@@ -175,7 +175,7 @@ def grown(themes: Sequence[Theme], earlier: Sequence[EarlierTheme]) -> list[Them
         if before is None:
             kept.append(theme)
         elif _has_grown(theme, before):
-            kept.append(_building_on(theme, before))
+            kept.append(replace(theme, builds_on=before.id))
     return kept
 
 
@@ -184,19 +184,7 @@ def _has_grown(theme: Theme, before: EarlierTheme) -> bool:
     return before.status in GROWS_FROM and before.latest is not None and newest - before.latest >= SAME_MOMENT
 
 
-def _building_on(theme: Theme, before: EarlierTheme) -> Theme:
-    return replace(theme, builds_on=before.id)
-
-
 # --- reading the threads ---------------------------------------------------------------------
-
-
-def _postings(memories: Iterable[Memory]) -> dict[str, list[Memory]]:
-    postings: dict[str, list[Memory]] = defaultdict(list)
-    for memory in memories:
-        for root in {term_root(term) for term in topical_terms(memory.text)}:
-            postings[root].append(memory)
-    return postings
 
 
 async def _whole_profile(tx: ProfileTx) -> list[Memory] | None:
@@ -254,7 +242,7 @@ async def find_themes(tx: ProfileTx, space: MeaningSpace | None, corpus_size: in
     """The profile's threads worth a dream, strongest first; with a meaning space, only those
     whose memories are about one subject."""
     memories = await _whole_profile(tx)
-    postings = _postings(memories) if memories is not None else await _seeded_postings(tx, corpus_size)
+    postings = word_postings(memories) if memories is not None else await _seeded_postings(tx, corpus_size)
     themes = themes_in(postings, corpus_size)[:MAX_WEIGHED]
     if space is not None and themes:
         themes = await _coherent(space, themes)
@@ -271,12 +259,12 @@ def distinct_threads(themes: Sequence[Theme], partners: Mapping[str, set[str]]) 
     theme with two sources already cited together, by a stronger theme here or by an earlier
     dream it does not build on, repeats that one."""
     kept: list[Theme] = []
+    cited_together: set[tuple[str, str]] = set()  # by the themes kept so far
     for theme in themes:
-        ids = [m.id for m in theme.sources]
-        together = {pair_id(a, b) for a, b in combinations(ids, 2)}
-        earlier = {pair_id(a, b) for a, b in together if b in partners.get(a, set())}
-        stronger = {pair_id(a, b) for t in kept for a, b in combinations([m.id for m in t.sources], 2)}
-        if together & stronger or (earlier and theme.builds_on is None):
+        together = {pair_id(a.id, b.id) for a, b in combinations(theme.sources, 2)}
+        earlier = any(b in partners.get(a, set()) for a, b in together)
+        if together & cited_together or (earlier and theme.builds_on is None):
             continue
         kept.append(theme)
+        cited_together |= together
     return kept

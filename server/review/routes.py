@@ -68,7 +68,7 @@ QUEUES: dict[str, tuple[DreamStatus, ...]] = {
     "all": (),
     **{status.value: (status,) for status in DreamStatus},
 }
-KINDS = [kind.value for kind in DreamKind]
+KINDS: dict[str, tuple[DreamKind, ...]] = {kind.value: (kind,) for kind in DreamKind}
 PAGE_SIZE = 10
 # As the tools bound dream_id and claim_id.
 MAX_ID_CHARS = 64
@@ -241,8 +241,7 @@ class ReviewPage:
             raise _FormError(f"kind must be one of: {', '.join(KINDS)}.")
         app, graph = await self.graph(session)
         cursor = request.query_params.get("cursor") or None
-        kinds = (DreamKind(kind),) if kind else ()
-        page = await review.list_dreams(graph, QUEUES[queue], PAGE_SIZE, cursor, kinds)
+        page = await review.list_dreams(graph, QUEUES[queue], PAGE_SIZE, cursor, KINDS[kind] if kind else ())
         state = await review.overview(graph, app.settings.dreaming_defaults())
         return self.render(
             request,
@@ -253,7 +252,7 @@ class ReviewPage:
             queues=list(QUEUES),
             counts=state.counts,
             kind=kind,
-            kinds=KINDS,
+            kinds=list(KINDS),
         )
 
     async def dream(self, request: Request, session: ReviewSession) -> Response:

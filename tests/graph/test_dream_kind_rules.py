@@ -9,8 +9,8 @@ import pytest
 
 from graph.dreams.duplicates import is_duplicate, occasions
 from graph.dreams.evidence import CandidatePair, Meaning, rare_shared, shared_terms
-from graph.dreams.kind_words import sources_key, theme_draft
-from graph.dreams.models import DreamDraft, DreamKind, DreamStatus
+from graph.dreams.kind_words import theme_draft
+from graph.dreams.models import DreamDraft, DreamKind, DreamStatus, sources_key
 from graph.dreams.night import by_turns, take_unused
 from graph.dreams.records import CitedFragment, EarlierTheme, Memory
 from graph.dreams.review import retired_of

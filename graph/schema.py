@@ -8,21 +8,33 @@ Lucene instead of being filtered after the fact.
 
 from __future__ import annotations
 
+import logging
+import re
 from typing import Final, LiteralString
 
-from neo4j import AsyncDriver
+from neo4j import AsyncDriver, AsyncSession
+
+from graph.errors import ReverieError
+
+log = logging.getLogger(__name__)
 
 # The shape of stored data (see `graph.upgrade`); new profiles are created at this format.
 GRAPH_FORMAT: Final = 2
 _FULLTEXT_OPTIONS: Final = "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}"
 # Every provisioned model makes vectors of this size (`catalog.DIMENSIONS`, kept equal by a
 # test); cosine is what they were trained for. Quantization is off: searches took 35 to 40%
-# longer with it here, and full vectors of 100,000 memories are only about 150 MB.
+# longer with it on Neo4j 5.26, and full vectors of 100,000 memories are only about 150 MB.
 VECTOR_DIMENSIONS: Final = 384
 _VECTOR_OPTIONS: Final = (
     "OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine', "
     "`vector.quantization.enabled`: false}}"
 )
+# What a vector search filters on inside the index (`SEARCH ... WHERE`): only properties the
+# index lists after WITH can be filtered there, and only by equality or range, joined by AND.
+VECTOR_FILTERS: Final = ("profile_id", "embedding_model", "status")
+_VECTOR_WITH: Final = "WITH [n.profile_id, n.embedding_model, n.status] "
+# The oldest Neo4j that filters inside the vector index; older servers are refused.
+MIN_SERVER: Final = (2026, 1)
 
 # Every label whose nodes carry `profile_id`: what a profile is made of, for counting and erasing
 # it whole. `Recallable` is a second label of fragments, claims and facts, not a kind of its own.
@@ -83,8 +95,12 @@ SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE INDEX fact_embedding_model IF NOT EXISTS FOR (n:Fact) ON (n.profile_id, n.embedding_model)",
     "CREATE INDEX dream_embedding_model IF NOT EXISTS FOR (n:Dream) ON (n.profile_id, n.embedding_model)",
     # Fragments, claims and facts also carry the label Recallable: one search covers all three.
-    "CREATE VECTOR INDEX recall_embedding IF NOT EXISTS FOR (n:Recallable) ON n.embedding " + _VECTOR_OPTIONS,
-    "CREATE VECTOR INDEX dream_embedding IF NOT EXISTS FOR (n:Dream) ON n.embedding " + _VECTOR_OPTIONS,
+    "CYPHER 25 CREATE VECTOR INDEX recall_embedding IF NOT EXISTS FOR (n:Recallable) ON n.embedding "
+    + _VECTOR_WITH
+    + _VECTOR_OPTIONS,
+    "CYPHER 25 CREATE VECTOR INDEX dream_embedding IF NOT EXISTS FOR (n:Dream) ON n.embedding "
+    + _VECTOR_WITH
+    + _VECTOR_OPTIONS,
     "CREATE FULLTEXT INDEX fragment_text IF NOT EXISTS FOR (n:SourceFragment) "
     "ON EACH [n.text, n.profile_key, n.status] " + _FULLTEXT_OPTIONS,
     "CREATE FULLTEXT INDEX claim_text IF NOT EXISTS FOR (n:Claim) "
@@ -101,12 +117,54 @@ RETIRED_INDEXES: Final[tuple[LiteralString, ...]] = (
     "DROP INDEX fact_status IF EXISTS",
 )
 
-_INDEX_WAIT_S: Final = 120
+# Rebuilding a vector index over 100,000 memories after an upgrade takes minutes.
+_INDEX_WAIT_S: Final = 900
+_SERVER_VERSION: Final = re.compile(r"(\d+)\.(\d+)")
+
+
+class UnsupportedServerError(ReverieError):
+    """The Neo4j server is older than the vector search Reverie relies on."""
+
+    def __init__(self, version: str) -> None:
+        super().__init__(
+            f"Neo4j {version} is too old for Reverie, which needs {MIN_SERVER[0]}.{MIN_SERVER[1]:02d} "
+            "or later (its vector index filters by profile inside the index). Upgrade that server, "
+            "or unset NEO4J_URI to let Reverie run its own."
+        )
+
+
+async def _check_server(session: AsyncSession) -> None:
+    record = await (await session.run(_KERNEL_VERSION)).single()
+    version = str(record["version"]) if record else "(unknown)"
+    found = _SERVER_VERSION.match(version)
+    if found is None or (int(found.group(1)), int(found.group(2))) < MIN_SERVER:
+        raise UnsupportedServerError(version)
+
+
+_KERNEL_VERSION: Final = (
+    "CALL dbms.components() YIELD name, versions WHERE name = 'Neo4j Kernel' RETURN versions[0] AS version"
+)
+# A vector index made before the in-index filter (Neo4j 5) lists only `embedding`: it is dropped
+# and made again with the filter's properties.
+_UNFILTERED_VECTOR_INDEXES: Final = (
+    "SHOW VECTOR INDEXES YIELD name, properties WHERE NOT 'profile_id' IN properties RETURN name"
+)
+_DROP_VECTOR_INDEX: Final[dict[str, LiteralString]] = {
+    "recall_embedding": "DROP INDEX recall_embedding IF EXISTS",
+    "dream_embedding": "DROP INDEX dream_embedding IF EXISTS",
+}
 
 
 async def ensure_schema(driver: AsyncDriver, database: str | None) -> None:
-    """Create what is missing; existing constraints and indexes are left untouched."""
+    """Create what is missing; existing constraints and indexes are left untouched, except
+    vector indexes of an older shape, which are rebuilt."""
     async with driver.session(database=database) as session:
+        await _check_server(session)
+        outdated = [row["name"] async for row in await session.run(_UNFILTERED_VECTOR_INDEXES)]
+        for name in outdated:
+            if name in _DROP_VECTOR_INDEX:
+                log.warning("rebuilding vector index %s with the profile filter inside it", name)
+                await session.run(_DROP_VECTOR_INDEX[name])
         for statement in RETIRED_INDEXES + SCHEMA_STATEMENTS:
             await session.run(statement)
         await session.run("CALL db.awaitIndexes($seconds)", seconds=_INDEX_WAIT_S)

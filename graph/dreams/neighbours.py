@@ -2,10 +2,9 @@
 
 A profile of up to `EXACT_LIMIT` vectors is read whole once per cycle and compared in the
 process (a few milliseconds with numpy): exact, and no other profile's vectors can crowd it.
-A larger profile is searched through the shared vector index, asked for `OVERFETCH` times the
-neighbours wanted and filtered to the profile; one crowded out by a much larger neighbour gets
-fewer candidates (never another profile's). Every cosine here is the plain cosine (-1..1), not
-Neo4j's 0..1 score.
+A larger profile is searched through the shared vector index, which filters to the profile's
+live memories inside the index, so no other profile can crowd it out. Every cosine here is the
+plain cosine (-1..1), not Neo4j's 0..1 score.
 """
 
 from __future__ import annotations
@@ -25,7 +24,9 @@ from graph.rows import count_of
 from graph.schema import VECTOR_DIMENSIONS
 
 EXACT_LIMIT: Final = 2_000
-OVERFETCH: Final = 4
+# Found beside the neighbours wanted and then dropped: the member itself, and the few answers the
+# person gave to dreams (live fragments too, but never a dream's source).
+_SEARCH_MARGIN: Final = 5
 # Member id -> its nearest memories and their cosines, nearest first.
 Neighbours = dict[str, list[tuple[Memory, float]]]
 
@@ -85,7 +86,7 @@ class IndexSpace:
             fragments=[m.id for m in members if m.kind == "fragment"],
             facts=[m.id for m in members if m.kind == "fact"],
             model=self._model,
-            fetch=count * OVERFETCH,
+            fetch=count + _SEARCH_MARGIN,
             per_member=count,
             feedback_label=DREAM_FEEDBACK_LABEL,
         )

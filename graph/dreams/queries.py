@@ -125,20 +125,23 @@ _MEMBERS = """
     }
 """
 # The live fragments and facts nearest in meaning to each memory of `$fragments` and
-# `$facts`, for a profile too large to compare whole. The shared vector index ranks before it
-# can filter, so it is asked for `$fetch` neighbours and this profile's are kept: a profile
-# crowded out by a much larger neighbour gets fewer candidates, never another profile's.
+# `$facts`, for a profile too large to compare whole. The vector index filters to this profile,
+# the model and live memories while it searches, so every neighbour found is usable but the
+# member itself and the person's answers to dreams (`$fetch` leaves room for those).
 NEAREST_NEIGHBOURS = ScopedQuery(
     "nearest_neighbours",
-    _MEMBERS
+    "CYPHER 25 "
+    + _MEMBERS
     + """
     WITH member AS x WHERE member.embedding_model = $model
     CALL (x) {
-        CALL db.index.vector.queryNodes('recall_embedding', $fetch, x.embedding)
-        YIELD node, score
-        WHERE node.profile_id = $profile_id AND node.embedding_model = $model AND node.id <> x.id
-          AND node.status = 'active' AND NOT node:Claim
-          AND NOT $feedback_label IN coalesce(node.labels, [])
+        MATCH (node:Recallable)
+            SEARCH node IN (VECTOR INDEX recall_embedding FOR x.embedding
+                WHERE node.profile_id = $profile_id AND node.embedding_model = $model
+                  AND node.status = 'active'
+                LIMIT $fetch) SCORE AS score
+        WITH node, score
+        WHERE node.id <> x.id AND NOT node:Claim AND NOT $feedback_label IN coalesce(node.labels, [])
         RETURN node AS m, score ORDER BY score DESC LIMIT $per_member
     }
     RETURN x.id AS member_id, score, """

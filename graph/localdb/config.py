@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Final
 
 from graph.localdb.errors import LocalNeo4jError
+from graph.localdb.java import JavaRuntime
 
 POM: Final = Path(__file__).with_name("pom.xml")
 
@@ -34,7 +34,7 @@ def _pom_version(pom: Path) -> str:
 
 NEO4J_VERSION: Final = _pom_version(POM)
 
-MAIN_CLASS: Final = "org.neo4j.server.CommunityEntryPoint"
+MAIN_CLASS: Final = "org.neo4j.server.Neo4jCommunity"
 ADMIN_CLASS: Final = "org.neo4j.server.startup.Neo4jAdminCommand"
 USERNAME: Final = "neo4j"
 HEAP_SIZE: Final = "1g"
@@ -64,6 +64,10 @@ JVM_FLAGS: tuple[str, ...] = (
     "-Dlog4j.layout.jsonTemplate.maxStringLength=32768",
     "-Dfile.encoding=UTF-8",
 )
+# From Java 23 on, the JVM warns on every start that sun.misc.Unsafe's memory access (which
+# Neo4j's libraries still use) will go; this says it is expected. Older JVMs refuse the flag.
+_UNSAFE_FLAG: Final = "--sun-misc-unsafe-memory-access=allow"
+_UNSAFE_FLAG_SINCE: Final = 23
 
 # The JVM reads these itself even on a direct call: _JAVA_OPTIONS overrides our -Xmx, the
 # others can add agents or flags. JAVA_OPTS only matters to Neo4j's launcher (used by the
@@ -108,7 +112,13 @@ def render_config(*, instance_dir: Path, lib_dir: Path, bolt_port: int) -> str:
         # three instances per developer make that a real cost for no gain at this scale.
         "db.tx_log.preallocate=false",
         # Netty otherwise idles 5 s twice after the databases are already closed: stop took 10 s.
-        "internal.dbms.bolt.netty_server_shutdown_quiet_period=0",
+        "internal.dbms.bolt.netty_server_shutdown_quiet_period_duration=0s",
+        # Transaction logs are only needed to recover after a crash here (Community has no
+        # online backup to replay them into). Neo4j keeps two days of them by default: the test
+        # instance had grown to 5.8 GB of logs beside a 328 MB store.
+        "db.tx_log.rotation.retention_policy=256M size",
+        # Every query is checked against Cypher 25, which the vector search needs (`SEARCH`).
+        "db.query.default_language=CYPHER_25",
         # Lucene searches every segment of a vector index for all the neighbours asked for, so
         # search time grows with the segment count. Each committed write adds a segment, and
         # Neo4j's default merge factor (50) lets up to 49 pile up per size level. Lucene's own
@@ -135,13 +145,14 @@ def configured_port(conf_file: Path) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def jvm_command(java: str, lib_dir: Path, instance_dir: Path) -> list[str]:
+def jvm_command(java: JavaRuntime, lib_dir: Path, instance_dir: Path) -> list[str]:
     """Return the argv that runs the server in the foreground (console mode)."""
     return [
-        java,
+        str(java.java),
         f"-Xms{HEAP_SIZE}",
         f"-Xmx{HEAP_SIZE}",
         *JVM_FLAGS,
+        *([_UNSAFE_FLAG] if java.major >= _UNSAFE_FLAG_SINCE else []),
         "-cp",
         f"{lib_dir}/*",
         MAIN_CLASS,
@@ -154,16 +165,3 @@ def jvm_command(java: str, lib_dir: Path, instance_dir: Path) -> list[str]:
 def java_env(**extra: str) -> dict[str, str]:
     noise = {*_JAVA_ENV_NOISE, "NEO4J_HOME", "NEO4J_CONF"}
     return {**{k: v for k, v in os.environ.items() if k not in noise}, **extra}
-
-
-def find_java() -> str:
-    java_home = os.environ.get("JAVA_HOME")
-    if java_home and (Path(java_home) / "bin" / "java").is_file():
-        return str(Path(java_home) / "bin" / "java")
-    java = shutil.which("java")
-    if java is None:
-        raise LocalNeo4jError(
-            f"Java not found (no JAVA_HOME, no `java` on PATH). Neo4j {NEO4J_VERSION} needs Java 17 "
-            "or 21: install a JDK (e.g. `apt-get install openjdk-17-jre-headless`) and retry."
-        )
-    return java

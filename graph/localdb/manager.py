@@ -7,9 +7,11 @@ and lock files in `files.py`.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import secrets
+import shutil
 import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -27,7 +29,6 @@ from graph.localdb.config import (
     bolt_uri,
     configured_port,
     default_home,
-    find_java,
     java_env,
     jvm_command,
     render_config,
@@ -43,6 +44,7 @@ from graph.localdb.files import (
     write_state,
 )
 from graph.localdb.install import install_jars, jars_installed
+from graph.localdb.java import find_java
 from graph.localdb.processes import (
     await_start,
     exit_meaning,
@@ -51,9 +53,14 @@ from graph.localdb.processes import (
     launch,
     terminate,
 )
+from graph.localdb.store import backup_folder, record_version, stored_version
 from graph.ports import LOOPBACK, bind_problem, free_port
 
+log = logging.getLogger(__name__)
+
 _INSTANCE_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+# A dump of a large store before an upgrade can take a while.
+ADMIN_TIMEOUT_S: Final = 1800
 
 
 @dataclass(frozen=True)
@@ -156,6 +163,9 @@ class LocalNeo4j:
             render_config(instance_dir=self.instance_dir, lib_dir=self.lib_dir, bolt_port=port),
         )
         self._ensure_password()
+        stored = stored_version(self.instance_dir)
+        if stored is not None and stored != NEO4J_VERSION:
+            self._back_up(stored)
         pid, log_offset = self._launch()
         state = RunState(
             pid=pid,
@@ -171,7 +181,23 @@ class LocalNeo4j:
             terminate(pid, self.instance_dir, timeout=30.0)
             self.state_file.unlink(missing_ok=True)
             raise
+        record_version(self.instance_dir, NEO4J_VERSION)
         return self.status()
+
+    def _back_up(self, stored: str) -> None:
+        """Dump every database before this version upgrades a store `stored` wrote; a failed
+        dump stops the start with the store untouched."""
+        target = backup_folder(self.instance_dir, stored)
+        staging = target.with_name(target.name + ".partial")
+        staging.mkdir(parents=True)
+        log.warning("Neo4j %s opens a store of %s: backing it up to %s first", NEO4J_VERSION, stored, target)
+        try:
+            dump = ("database", "dump", "*", f"--to-path={staging}")
+            self._admin(f"backing up the Neo4j {stored} store", *dump)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        staging.rename(target)
 
     def _choose_port(self, requested: int | None) -> int:
         if requested is not None:
@@ -200,25 +226,30 @@ class LocalNeo4j:
         if not self.password_file.is_file():
             # Hex, not token_urlsafe: picocli would read a leading "-" as an option.
             atomic_write(self.password_file, secrets.token_hex(24) + "\n", mode=0o600)
-        env = java_env(NEO4J_HOME=str(self.instance_dir), NEO4J_CONF=str(self.conf_file.parent))
         # "@file" is expanded by picocli, which keeps the password out of `ps` listings.
-        cmd = [find_java(), "-cp", f"{self.lib_dir}/*", ADMIN_CLASS, "dbms", "set-initial-password"]
-        cmd.append(f"@{self.password_file}")
+        password = ("dbms", "set-initial-password", f"@{self.password_file}")
+        self._admin("setting the initial Neo4j password", *password)
+
+    def _admin(self, doing: str, *arguments: str) -> None:
+        """Run neo4j-admin on this (stopped) instance; `doing` names the task in its error."""
+        env = java_env(NEO4J_HOME=str(self.instance_dir), NEO4J_CONF=str(self.conf_file.parent))
+        java = find_java()
+        cmd = [str(java.java), "--enable-native-access=ALL-UNNAMED", "-cp", f"{self.lib_dir}/*", ADMIN_CLASS]
         done = subprocess.run(
-            cmd,
+            [*cmd, *arguments],
             env=env,
             cwd=self.instance_dir,
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
-            timeout=300,
+            timeout=ADMIN_TIMEOUT_S,
             check=False,
         )
         if done.returncode != 0:
             output = "\n".join((done.stdout + done.stderr).splitlines()[-LOG_TAIL_LINES:])
             raise LocalNeo4jError(
-                f"setting the initial Neo4j password failed (exit {done.returncode}); "
-                f"check Java 17+ and {self.lib_dir}. Output:\n{output}"
+                f"{doing} failed (exit {done.returncode}) with {java.describe()} and "
+                f"{self.lib_dir}. Output:\n{output}"
             )
 
     def _password(self) -> str:

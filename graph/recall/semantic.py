@@ -1,23 +1,11 @@
 """Recall's semantic lane: the profile's memories nearest in meaning to the query.
 
-The vector index is shared by every profile and cannot filter before it ranks, so a small
-profile beside a large neighbour would find only the neighbour's vectors among the index's
-nearest. Per kind, the lane therefore:
-
-1. asks the shared index (fragments, claims and facts of every profile) for `limit`
-   neighbours, filtered on profile, model and status;
-2. when fewer than `enough` of those were this profile's: reads each kind of which the profile
-   holds up to `EXACT_LIMIT` vectors whole (an exact cosine over exactly its nodes, found through
-   the (profile_id, embedding_model) index, so no neighbour can crowd them out), and asks the
-   index again for more neighbours for the larger kinds (as many more as the share of usable
-   ones found so far suggests, see `_next_fetch`), up to `MAX_FETCH`.
-
-A profile alone in its database (the usual case) is served by step 1 in one round trip. A
-large profile crowded out even at `MAX_FETCH` gets fewer semantic candidates (logged); its
-lexical lane is unaffected. Reading whole costs about 11 microseconds a vector here. An index
-search costs in proportion to how many neighbours it is asked for (Lucene searches each segment
-of the index for all of them: about 9 ms for 30 and 16 ms for 60 at 120,000 vectors), so the
-first search asks for no more than the fusion takes; figures in docs/semantic-memory.md.
+One search of the shared vector index per wanted status, filtered inside the index to this
+profile, the running model and that status (`semantic_queries.py`), so a small profile beside
+a large neighbour gets its own nearest memories. Only a recall that looks back in time
+(`known_at`, `valid_at`) drops rows after the search, and asks again for more neighbours when
+too few are left. An index search costs in proportion to how many neighbours it is asked for,
+so the first asks for no more than the fusion takes.
 """
 
 from __future__ import annotations
@@ -37,8 +25,7 @@ from graph.recall.records import FoundMemory
 
 log = logging.getLogger(__name__)
 
-# Reading 1,000 vectors whole costs about 12 ms here.
-EXACT_LIMIT: Final = 1_000
+SEARCHED_KINDS: Final = (EmbeddedKind.FACT, EmbeddedKind.CLAIM, EmbeddedKind.FRAGMENT)
 MAX_FETCH: Final = 4_000
 # The index is asked for at least this many neighbours, what a recall of 10 asks anyway: an
 # approximate (HNSW) search for a handful misses too often. A profile of 150 near-identical
@@ -53,85 +40,55 @@ class SemanticSearch:
     model_id: str
     statuses: Mapping[EmbeddedKind, Sequence[str]]
     limit: int
-    # Fewer of the profile's own memories than this among the first neighbours widens the search.
+    # A look back in time that leaves fewer than this widens the search.
     enough: int
     # Nearest is not the same as related: rows scoring under this are dropped after the search.
     min_score: float
     known_at: datetime | None
     valid_at: datetime | None
 
-    def filters(self) -> dict[str, Any]:
+    @property
+    def looks_back(self) -> bool:
+        return self.known_at is not None or self.valid_at is not None
+
+    def params(self, fetch: int) -> dict[str, Any]:
+        statuses = {kind.value: list(self.statuses[kind]) for kind in SEARCHED_KINDS}
         return {
             "vector": self.vector,
             "model": self.model_id,
             "limit": self.limit,
             "known_at": self.known_at,
             "valid_at": self.valid_at,
+            "statuses": statuses,
+            "wanted": sorted({status for wanted in statuses.values() for status in wanted}),
+            "fetch": fetch,
         }
 
 
-async def _nearest(
-    tx: ProfileTx, search: SemanticSearch, exact: list[EmbeddedKind], indexed: list[EmbeddedKind], fetch: int
-) -> list[FoundMemory]:
-    rows = await tx.run(q.NEAREST, **_params(search, exact=exact, indexed=indexed, fetch=fetch))
-    return [FoundMemory.from_row(row) for row in rows]
+async def _nearest(tx: ProfileTx, search: SemanticSearch, fetch: int) -> list[FoundMemory]:
+    return [FoundMemory.from_row(row) for row in await tx.run(q.NEAREST, **search.params(fetch))]
 
 
 async def semantic_lists(tx: ProfileTx, search: SemanticSearch) -> dict[EmbeddedKind, list[FoundMemory]]:
     """Each searched kind's nearest live memories of this profile, best first."""
-    kinds = list(q.SEARCHED_KINDS)
-    found = await _nearest(tx, search, exact=[], indexed=kinds, fetch=max(search.limit, MIN_FETCH))
-    if len(found) < search.enough:
-        found = await _widened(tx, search, found)
+    fetch = max(search.limit, MIN_FETCH)
+    found = await _nearest(tx, search, fetch)
+    while search.looks_back and len(found) < search.enough and fetch < MAX_FETCH:
+        fetch = _next_fetch(fetch, len(found), search.enough)
+        found = await _nearest(tx, search, fetch)
+    if len(found) < search.enough and fetch >= MAX_FETCH:
+        log.info("semantic lane: short of %d after %d neighbours", search.enough, fetch)
     return {
         kind: [memory for memory in found if memory.kind == kind.value and memory.score >= search.min_score]
-        for kind in kinds
+        for kind in SEARCHED_KINDS
     }
-
-
-async def _widened(tx: ProfileTx, search: SemanticSearch, first: list[FoundMemory]) -> list[FoundMemory]:
-    """Too few of the index's nearest were this profile's (or live): read small kinds whole and
-    ask the index again, for more neighbours each time (`_next_fetch`), for the larger ones."""
-    counted = await tx.single(q.EMBEDDED_SIZES, model=search.model_id, cap=EXACT_LIMIT + 1) or {}
-    sizes = {kind: int(counted.get(kind.value, 0)) for kind in q.SEARCHED_KINDS}
-    exact = [kind for kind in q.SEARCHED_KINDS if 0 < sizes[kind] <= EXACT_LIMIT]
-    indexed = [kind for kind in q.SEARCHED_KINDS if sizes[kind] > EXACT_LIMIT]
-    kept = {kind: [memory for memory in first if memory.kind == kind.value] for kind in q.SEARCHED_KINDS}
-    fetch = max(search.limit, MIN_FETCH)
-    while exact or indexed:
-        usable = sum(len(kept[kind]) for kind in indexed)
-        fetch = _next_fetch(fetch, usable, search.enough)
-        found = await _nearest(tx, search, exact=exact, indexed=indexed, fetch=fetch)
-        for kind in (*exact, *indexed):
-            kept[kind] = [memory for memory in found if memory.kind == kind.value]
-        exact = []
-        if fetch >= MAX_FETCH or sum(len(kept[kind]) for kind in indexed) >= search.enough:
-            break
-    if fetch >= MAX_FETCH:
-        log.info("semantic lane: short of %d after %d neighbours", search.enough, fetch)
-    return [memory for memories in kept.values() for memory in memories]
 
 
 def _next_fetch(fetch: int, usable: int, enough: int) -> int:
     """How many neighbours to ask for next, from how many of the last `fetch` were usable.
 
-    A large profile among neighbours, or with many replaced facts and settled claims, often
-    finds some of its own memories among the first neighbours, just too few: the share it did
-    find says how far to look, with half again as margin (2 to 8 times as many). Only when none
-    were usable does the search jump eightfold. A search costs in proportion to what it asks
-    for: on the bench's 100,000-memory profile one query in ten widens, and its second search,
-    now for 90 neighbours instead of 240, took 15.7 instead of 21.6 ms at the median."""
+    A look back in time often keeps some of the first neighbours, just too few: the share kept
+    says how far to look, with half again as margin (2 to 8 times as many). Only when none were
+    kept does the search jump eightfold."""
     growth = 8 if usable == 0 else min(max(math.ceil(1.5 * enough / usable), 2), 8)
     return min(fetch * growth, MAX_FETCH)
-
-
-def _params(
-    search: SemanticSearch, exact: list[EmbeddedKind], indexed: list[EmbeddedKind], fetch: int
-) -> dict[str, Any]:
-    return {
-        "exact": [kind.value for kind in exact],
-        "indexed": [kind.value for kind in indexed],
-        "fetch": fetch,
-        "statuses": {kind.value: list(search.statuses[kind]) for kind in q.SEARCHED_KINDS},
-        **search.filters(),
-    }

@@ -1,66 +1,37 @@
 """Cypher of recall's semantic lane. Every query is profile-scoped and checked at import.
 
-Neo4j 5.26's vector index cannot filter by property before it ranks, so a profile's search is
-kept inside the profile two ways (see `graph/memory/semantic.py` for when each is used): the
-shared vector index asked for more neighbours than needed and filtered on `profile_id`, or an
-exact cosine over the profile's own nodes, reached through the (profile_id, embedding_model)
-index. Both compare only vectors of the running model.
+The vector index `recall_embedding` (fragments, claims and facts of every profile) lists
+`profile_id`, `embedding_model` and `status` beside the vector, so Neo4j 2026's `SEARCH` keeps
+only this profile's live vectors of the running model while it walks the index and returns the
+nearest of exactly those: no other profile can crowd them out, however many share the database.
+The filter takes only equality, so each wanted status is one search.
 """
 
 from __future__ import annotations
 
-from typing import Final
-
-from graph.embedding.kinds import STORAGE, EmbeddedKind
 from graph.recall.fields import RESULT_FIELDS, TIME_FILTER
 from graph.scope import ScopedQuery
 
-SEARCHED_KINDS: Final = (EmbeddedKind.FACT, EmbeddedKind.CLAIM, EmbeddedKind.FRAGMENT)
-
-EMBEDDED_SIZES = ScopedQuery(
-    "embedded_sizes",
-    """
-    CALL { MATCH (n:Fact {profile_id: $profile_id, embedding_model: $model})
-           WITH n LIMIT $cap RETURN count(n) AS fact }
-    CALL { MATCH (n:Claim {profile_id: $profile_id, embedding_model: $model})
-           WITH n LIMIT $cap RETURN count(n) AS claim }
-    CALL { MATCH (n:SourceFragment {profile_id: $profile_id, embedding_model: $model})
-           WITH n LIMIT $cap RETURN count(n) AS fragment }
-    RETURN fact, claim, fragment
-    """,
-)
-
-
-def _exact_branch(kind: EmbeddedKind) -> str:
-    # The UNWIND turns the branch off without touching the index when the kind is searched
-    # through the vector index instead.
-    return f"""
-        UNWIND CASE WHEN '{kind}' IN $exact THEN [1] ELSE [] END AS chosen
-        MATCH (node:{STORAGE[kind].label} {{profile_id: $profile_id, embedding_model: $model}})
-        WHERE node.status IN $statuses.{kind} {TIME_FILTER}
-        WITH node, vector.similarity.cosine(node.embedding, $vector) AS score
-        ORDER BY score DESC LIMIT $limit
-        RETURN '{kind}' AS kind, node, score
-    """
-
-
-# One round trip: exact branches for the kinds named in `$exact`, and the shared vector index
-# (`recall_embedding`, over every Recallable memory of every profile) for those in `$indexed`.
-# `$fetch` is how many neighbours the index returns before the profile filter; the caller asks
-# again with more when too few were this profile's.
-_INDEX_BRANCH = f"""
-        UNWIND CASE WHEN size($indexed) > 0 THEN [1] ELSE [] END AS chosen
-        CALL db.index.vector.queryNodes('recall_embedding', $fetch, $vector)
-        YIELD node, score
-        WHERE node.profile_id = $profile_id AND node.embedding_model = $model {TIME_FILTER}
-        WITH node, score, CASE WHEN node:Fact THEN 'fact' WHEN node:Claim THEN 'claim'
-                               ELSE 'fragment' END AS kind
-        WHERE kind IN $indexed AND node.status IN $statuses[kind]
-        RETURN kind, node, score ORDER BY score DESC LIMIT $limit
-"""
+# `$statuses` maps each kind to its wanted statuses, `$wanted` is their union. A status names
+# the same stage of every kind that has it, so a row's kind always wants the status it has;
+# only a look back in time (`TIME_FILTER`) drops rows after the search.
 NEAREST = ScopedQuery(
     "nearest_memories",
-    "CALL {"
-    + " UNION ALL ".join([*(_exact_branch(kind) for kind in SEARCHED_KINDS), _INDEX_BRANCH])
-    + f"}}\n    RETURN kind, {RESULT_FIELDS}",
+    f"""
+    CYPHER 25
+    UNWIND $wanted AS wanted
+    CALL (wanted) {{
+        MATCH (node:Recallable)
+            SEARCH node IN (VECTOR INDEX recall_embedding FOR $vector
+                WHERE node.profile_id = $profile_id AND node.embedding_model = $model
+                  AND node.status = wanted
+                LIMIT $fetch) SCORE AS score
+        RETURN node, score
+    }}
+    WITH node, score, CASE WHEN node:Fact THEN 'fact' WHEN node:Claim THEN 'claim'
+                           ELSE 'fragment' END AS kind
+    WHERE node.status IN $statuses[kind] {TIME_FILTER}
+    WITH kind, node, score ORDER BY score DESC LIMIT $limit
+    RETURN kind, {RESULT_FIELDS}
+    """,
 )

@@ -71,14 +71,15 @@ class LocalNeo4jStatus:
     bolt_uri: str | None
     version: str
     instance_dir: Path
+    java: str
 
     def describe(self) -> str:
         head = f"Neo4j {self.version} (instance '{self.instance_dir.name}')"
+        where = f"\n  files: {self.instance_dir}\n  java: {self.java}"
         if self.running:
-            where = self.bolt_uri or "an unknown port"
-            return f"{head}: running, pid {self.pid}, at {where}\n  files: {self.instance_dir}"
+            return f"{head}: running, pid {self.pid}, at {self.bolt_uri or 'an unknown port'}{where}"
         jars = "jars installed" if self.installed else "jars not installed yet"
-        return f"{head}: not running ({jars})\n  files: {self.instance_dir}"
+        return f"{head}: not running ({jars}){where}"
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,13 @@ def _bolt_answers(uri: str, password: str) -> bool:
         ) from exc
     except (DriverError, Neo4jError, OSError):
         return False
+
+
+def _java_in_use() -> str:
+    try:
+        return find_java().describe()
+    except LocalNeo4jError as exc:  # status must still answer on a machine with no usable Java
+        return str(exc)
 
 
 class LocalNeo4j:
@@ -329,6 +337,7 @@ class LocalNeo4j:
             bolt_uri=bolt_uri(state.port) if state and state.port is not None else None,
             version=state.version if state else NEO4J_VERSION,
             instance_dir=self.instance_dir,
+            java=_java_in_use(),
         )
 
     def credentials(self) -> LocalCredentials:

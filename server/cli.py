@@ -12,9 +12,11 @@ import click
 
 from graph.errors import ReverieError
 from graph.localdb import LocalNeo4j, LocalNeo4jError
+from graph.localdb.install import install_jars
 from graph.ports import bind_problem
 from server.app import build_server, check_graph, run_scheduler_forever
 from server.auth import TokenFileError, TokenGrant, add_token
+from server.cli_support import DownloadBar
 from server.embeddings_cli import embeddings
 from server.http_front import is_loopback, serve_http
 from server.operator import dream
@@ -109,8 +111,10 @@ def reverie(verbose: bool) -> None:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
-    # The scheduler logs every minute's tick at INFO; only its problems are worth showing.
+    # The scheduler logs every minute's tick at INFO, and the HTTP client every request (226 of
+    # them when the Neo4j jars are fetched); only their problems are worth showing.
     logging.getLogger("apscheduler").setLevel(logging.WARNING)
+    logging.getLogger("httpx2").setLevel(logging.WARNING)
 
 
 @reverie.command()
@@ -171,11 +175,18 @@ def _local(instance: str) -> LocalNeo4j:
     return LocalNeo4j(load_settings().reverie_home, instance=instance)
 
 
+def _installed(instance: str) -> LocalNeo4j:
+    """The instance, its jars fetched with a progress bar (a start would fetch them silently)."""
+    local = _local(instance)
+    install_jars(local.lib_dir, local.install_marker, progress=DownloadBar())
+    return local
+
+
 @neo4j.command()
 @instance_option
 def install(instance: str) -> None:
     """Fetch the Neo4j jars."""
-    click.echo(f"Neo4j jars ready in {_local(instance).install()}")
+    click.echo(f"Neo4j jars ready in {_installed(instance).lib_dir}")
 
 
 @neo4j.command()
@@ -183,7 +194,7 @@ def install(instance: str) -> None:
 @click.option("--port", type=click.IntRange(0, 65535), default=None, help="Bolt port (default: a free one).")
 def start(instance: str, port: int | None) -> None:
     """Start the server, or reuse the running one."""
-    click.echo(_local(instance).start(bolt_port=port).describe())
+    click.echo(_installed(instance).start(bolt_port=port).describe())
 
 
 @neo4j.command()

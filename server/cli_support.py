@@ -1,9 +1,11 @@
-"""What every `reverie` command shares: entering async code, refusing option pairs, JSON output."""
+"""What every `reverie` command shares: entering async code, refusing option pairs, JSON output,
+showing a download."""
 
 from __future__ import annotations
 
 import functools
 import json
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, ParamSpec, TypeVar
 
@@ -64,3 +66,24 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON i
 
 def echo_json(payload: Any) -> None:
     click.echo(json.dumps(payload, indent=2))
+
+
+class DownloadBar:
+    """A fetch from Maven Central (graph/maven.py's FetchProgress) as a bar on stderr, which a
+    terminal shows; elsewhere (a pipe, a host's log) only the summary line. Never on stdout: that
+    is the stdio MCP transport's."""
+
+    def __init__(self) -> None:
+        self._bar: Any = None
+
+    def begin(self, summary: str, total_bytes: int) -> None:
+        self._bar = click.progressbar(length=total_bytes, label=summary, file=sys.stderr)
+        self._bar.render_progress()
+
+    def advance(self, nbytes: int) -> None:
+        self._bar.update(nbytes)
+
+    def finish(self, summary: str | None) -> None:
+        self._bar.render_finish()
+        if summary is not None:
+            click.echo(summary, err=True)

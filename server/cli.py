@@ -12,7 +12,6 @@ import click
 
 from graph.errors import ReverieError
 from graph.localdb import LocalNeo4j, LocalNeo4jError
-from graph.localdb.install import install_jars
 from graph.ports import bind_problem
 from server.app import build_server, check_graph, run_scheduler_forever
 from server.auth import TokenFileError, TokenGrant, add_token
@@ -178,7 +177,7 @@ def _local(instance: str) -> LocalNeo4j:
 def _installed(instance: str) -> LocalNeo4j:
     """The instance, its jars fetched with a progress bar (a start would fetch them silently)."""
     local = _local(instance)
-    install_jars(local.lib_dir, local.install_marker, progress=DownloadBar())
+    local.install(progress=DownloadBar())
     return local
 
 

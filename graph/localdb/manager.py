@@ -54,6 +54,7 @@ from graph.localdb.processes import (
     terminate,
 )
 from graph.localdb.store import backup_folder, record_version, stored_version
+from graph.maven import FetchProgress
 from graph.ports import LOOPBACK, bind_problem, free_port
 
 log = logging.getLogger(__name__)
@@ -140,9 +141,9 @@ class LocalNeo4j:
     def is_installed(self) -> bool:
         return jars_installed(self.lib_dir, self.install_marker)
 
-    def install(self) -> Path:
+    def install(self, progress: FetchProgress | None = None) -> Path:
         """Fetch the server jars into the shared lib dir; instant once complete."""
-        return install_jars(self.lib_dir, self.install_marker)
+        return install_jars(self.lib_dir, self.install_marker, progress=progress)
 
     def start(self, bolt_port: int | None = None, wait_seconds: float = 180.0) -> LocalNeo4jStatus:
         """Start this instance, or return the one already running; wait until Bolt answers."""

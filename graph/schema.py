@@ -133,11 +133,17 @@ class UnsupportedServerError(ReverieError):
         )
 
 
-async def _check_server(session: AsyncSession) -> None:
+def is_supported(version: str) -> bool:
+    """Whether a Neo4j kernel of `version` (such as "2026.08.1" or "5.26.30") serves Reverie."""
+    found = _SERVER_VERSION.match(version)
+    return found is not None and (int(found.group(1)), int(found.group(2))) >= MIN_SERVER
+
+
+async def check_server(session: AsyncSession) -> None:
+    """Refuse a server too old for the in-index vector filter, before anything is written."""
     record = await (await session.run(_KERNEL_VERSION)).single()
     version = str(record["version"]) if record else "(unknown)"
-    found = _SERVER_VERSION.match(version)
-    if found is None or (int(found.group(1)), int(found.group(2))) < MIN_SERVER:
+    if not is_supported(version):
         raise UnsupportedServerError(version)
 
 
@@ -159,7 +165,7 @@ async def ensure_schema(driver: AsyncDriver, database: str | None) -> None:
     """Create what is missing; existing constraints and indexes are left untouched, except
     vector indexes of an older shape, which are rebuilt."""
     async with driver.session(database=database) as session:
-        await _check_server(session)
+        await check_server(session)
         outdated = [row["name"] async for row in await session.run(_UNFILTERED_VECTOR_INDEXES)]
         for name in outdated:
             if name in _DROP_VECTOR_INDEX:

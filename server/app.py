@@ -30,7 +30,7 @@ from graph.embedding.loader import load_embedder
 from graph.errors import DATABASE_FAILURES, GraphUnavailableError
 from graph.localdb import LocalNeo4j
 from graph.models.endpoint import EndpointModel
-from graph.schema import ensure_schema
+from graph.schema import check_server, ensure_schema
 from graph.upgrade import upgrade_graph
 from scheduler.nightly import NightlyScheduler
 from server.context import AppContext, LiveApp, Transport
@@ -268,10 +268,13 @@ async def endpoint_of(settings: ReverieSettings) -> AsyncIterator[EndpointModel 
 
 async def check_graph(settings: ReverieSettings) -> None:
     """Before serving: a graph that cannot be reached is only a warning (each call retries),
-    but a setting that can never work (a database that does not exist) stops the start."""
+    but a setting that can never work (a database that does not exist, a Neo4j too old) stops
+    the start."""
     store = GraphStore.connect(await resolve_connection(settings))
     try:
         await store.verify()
+        async with store.session() as session:
+            await check_server(session)
     except GraphUnavailableError as error:
         log.warning("Starting without a graph: %s", error)
     finally:

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import inspect
 import logging
+import os
+import signal
+import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from importlib.metadata import version
@@ -64,6 +67,8 @@ class ReverieServer(MCPServer[AppContext]):
     docstring without the source's indentation and compacted schemas (`server.tools.schemas`):
     a host pays for every character of them."""
 
+    stopped_by_signal = False
+
     def add_tool(  # type: ignore[override]
         self,
         fn: Callable[..., Any],
@@ -89,10 +94,28 @@ class ReverieServer(MCPServer[AppContext]):
             good, messages = anyio.create_memory_object_stream[SessionMessage | Exception](0)
             async with anyio.create_task_group() as group:
                 group.start_soon(answer_bad_frames, incoming, outgoing.send, good)
+                group.start_soon(self._stop_on_sigterm, group.cancel_scope)
                 # The low-level server is the SDK's own runner; MCPServer.run_stdio_async uses it alike.
                 lowlevel = self._lowlevel_server
                 await lowlevel.run(messages, outgoing, lowlevel.create_initialization_options())
                 group.cancel_scope.cancel()
+            if self.stopped_by_signal:
+                # Closed cleanly (the lifespan has ended), but the SDK reads stdin in a worker
+                # thread that only a new line or EOF wakes, and leaving `stdio_server` waits for it.
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(0)
+
+    async def _stop_on_sigterm(self, scope: anyio.CancelScope) -> None:
+        """A SIGTERM (a host closing its window, a service manager) is a clean stop: the server's
+        work is cancelled and its lifespan closes (queued vectors written, the graph closed)."""
+        if sys.platform == "win32":  # no POSIX signals to receive there
+            return
+        with anyio.open_signal_receiver(signal.SIGTERM) as signals:
+            async for _ in signals:
+                self.stopped_by_signal = True
+                scope.cancel()
+                return
 
     def streamable_http_app(self, **kwargs: Any) -> Starlette:
         """The SDK's HTTP app, reading a body with a lone surrogate (see `server.lone_surrogates`)."""
@@ -197,7 +220,7 @@ def build_server(
     tokens: TokenRegistry | None = None,
     public_url: str = "http://127.0.0.1:8765",
     run_scheduler: bool = False,
-) -> MCPServer[AppContext]:
+) -> ReverieServer:
     """The MCP server with every tool registered; HTTP servers also get bearer auth from `tokens`.
 
     The embedding model is loaded here, before anything serves, so a model that cannot be loaded

@@ -3,6 +3,7 @@ server cleanly (exit 0)."""
 
 from __future__ import annotations
 
+import json
 import signal
 import socket
 import subprocess
@@ -78,6 +79,39 @@ def test_sigterm_stops_an_http_server_with_exit_0(server_env: dict[str, str], tm
         while not _listening(port):
             assert server.poll() is None and time.monotonic() < deadline, log.read_text()
             time.sleep(0.2)
+        server.send_signal(signal.SIGTERM)
+        code = server.wait(timeout=60)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    output = log.read_text()
+    assert code == 0, output
+    assert "Traceback" not in output, output
+
+
+def test_sigterm_stops_a_stdio_server_with_exit_0(server_env: dict[str, str], tmp_path: Path) -> None:
+    env = {**server_env, "REVERIE_HOME": str(tmp_path / "home")}
+    log = tmp_path / "server.log"
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    with log.open("wb") as errors:
+        server = subprocess.Popen(
+            [str(REVERIE), "serve"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors
+        )
+    try:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write((json.dumps(hello) + "\n").encode())
+        server.stdin.flush()
+        assert json.loads(server.stdout.readline())["id"] == 1  # up and answering
         server.send_signal(signal.SIGTERM)
         code = server.wait(timeout=60)
     finally:

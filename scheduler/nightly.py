@@ -92,8 +92,10 @@ class NightlyScheduler:
                     log.exception("scheduled dreaming for %s failed unexpectedly", profile_id)
                     results.append(TickResult(profile_id, "failed", detail=type(error).__name__))
 
+        # Read before the group: a Neo4j that cannot answer is then one plain error for the tick.
+        profiles = await list_profiles(self._store)
         async with anyio.create_task_group() as group:
-            for profile_id, overrides in await list_profiles(self._store):
+            for profile_id, overrides in profiles:
                 group.start_soon(visit, profile_id, overrides)
         return sorted(results, key=lambda result: result.profile_id)
 
@@ -136,6 +138,10 @@ class NightlyScheduler:
             with anyio.CancelScope() as scope:
                 self._tick_scope = scope
                 await self.tick()
+        except ReverieError as error:
+            # Trigger: Neo4j down or past its deadline. Why: a traceback a minute says nothing
+            # more than the error's own words. Outcome: one line; the next tick tries again.
+            log.warning("scheduler tick skipped: %s", error)
         except Exception:
             # Trigger: an unexpected failure (say Neo4j down). Why: the scheduler must outlive
             # it. Outcome: logged; the next tick starts afresh.

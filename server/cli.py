@@ -10,6 +10,7 @@ from typing import IO, Any
 import anyio
 import click
 
+from graph.embedding.catalog import SEMANTIC_OFF
 from graph.errors import ReverieError
 from graph.localdb import LocalNeo4j, LocalNeo4jError
 from graph.localdb.install import install_jars
@@ -17,7 +18,7 @@ from graph.ports import bind_problem
 from server.app import build_server, check_graph, run_scheduler_forever
 from server.auth import TokenFileError, TokenGrant, add_token
 from server.cli_support import DownloadBar
-from server.embeddings_cli import embeddings
+from server.embeddings_cli import embeddings, install_named_model
 from server.http_front import is_loopback, serve_http
 from server.operator import dream
 from server.profiles_cli import profile
@@ -182,11 +183,17 @@ def _installed(instance: str) -> LocalNeo4j:
     return local
 
 
+def _install_neo4j(instance: str) -> LocalNeo4j:
+    local = _installed(instance)
+    click.echo(f"Neo4j jars ready in {local.lib_dir}")
+    return local
+
+
 @neo4j.command()
 @instance_option
 def install(instance: str) -> None:
     """Fetch the Neo4j jars."""
-    click.echo(f"Neo4j jars ready in {_installed(instance).lib_dir}")
+    _install_neo4j(instance)
 
 
 @neo4j.command()
@@ -209,6 +216,25 @@ def stop(instance: str) -> None:
 def status(instance: str) -> None:
     """Say whether the server runs, and where."""
     click.echo(_local(instance).status().describe())
+
+
+@reverie.command()
+def setup() -> None:
+    """Fetch everything Reverie runs on into REVERIE_HOME, showing each download.
+
+    The Neo4j jars (unless NEO4J_URI names another Neo4j) and the embedding model
+    (REVERIE_EMBEDDING_MODEL), about 190 MB. `reverie serve` fetches what is missing on its first
+    start too, but a host may give up on a server that takes minutes to answer: run this first."""
+    settings = load_settings()
+    if settings.neo4j_uri:
+        click.echo("NEO4J_URI is set: Reverie uses that Neo4j, so there is no local one to fetch")
+    else:
+        click.echo(f"Neo4j will run on {_install_neo4j('default').status().java}")
+    if settings.reverie_embedding_model == SEMANTIC_OFF:
+        click.echo("REVERIE_EMBEDDING_MODEL is off: no embedding model to fetch (lexical recall only)")
+    else:
+        install_named_model(settings, settings.reverie_embedding_model)
+    click.echo(f"Reverie is set up in {settings.reverie_home}; start it with `reverie serve`.")
 
 
 for group in (token, dream, embeddings, profile):

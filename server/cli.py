@@ -30,6 +30,10 @@ from server.tokens_cli import token
 log = logging.getLogger("reverie")
 
 DEFAULT_HTTP_PORT = 8765
+# Pinned, as in the README and the Makefile (which installs it for the tests): an unpinned `npx`
+# can fetch an Inspector that cannot speak Streamable HTTP on the person's Node. `-y`: without it
+# npx asks before fetching, and refuses outright where there is no terminal to ask on.
+INSPECTOR = "npx -y @modelcontextprotocol/inspector@2.12.0"
 
 
 class CommandError(Exception):
@@ -60,7 +64,7 @@ def _announce(base: str, grant: TokenGrant) -> None:
 Reverie is serving MCP over Streamable HTTP at {url}
   token for profile {grant.profile!r}: {token}
   Review page:    {base}{REVIEW_ROOT} (sign in with the token)
-  MCP Inspector:  npx @modelcontextprotocol/inspector --cli --transport http --server-url {url} \\
+  MCP Inspector:  {INSPECTOR} --cli --transport http --server-url {url} \\
                     --header "Authorization: Bearer {token}" --method tools/list
   Any host:       url {url}, header Authorization: Bearer {token}
 Stop with Ctrl-C (the managed Neo4j keeps running; `reverie neo4j stop` ends it).

@@ -8,11 +8,21 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 INSPECTOR_DIR ?= $(HOME)/.cache/reverie/inspector
 INSPECTOR_VERSION := 2.12.0
+# The MCPB CLI (Claude Desktop bundles) on a Node 22 of its own, both from npm, cached under $HOME.
+MCPB_DIR ?= $(HOME)/.cache/reverie/mcpb
+MCPB_VERSION := 2.1.2
+NODE22_DIR ?= $(HOME)/.cache/reverie/node22
+NODE22_PLATFORM ?= linux-x64
+NODE22_VERSION := 22.23.3
+NODE22 := $(NODE22_DIR)/node_modules/node-$(NODE22_PLATFORM)/bin/node
+MCPB_CLI := $(MCPB_DIR)/node_modules/@anthropic-ai/mcpb/dist/cli/cli.js
+MCPB := $(NODE22) $(MCPB_CLI)
+BUNDLE_STAGE := build/mcpb
 LOCOMO ?= ../shared/data/locomo-dev
 # Test processes at once (pytest-xdist); each loads the model and opens its own connections.
 TEST_WORKERS ?= 2
 
-.PHONY: setup run test lint bench bench-quick bench-locomo bench-dreams inspector browser clean
+.PHONY: setup run test lint bench bench-quick bench-locomo bench-dreams inspector mcpb bundle browser clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +43,21 @@ inspector:
 	  (mkdir -p $(INSPECTOR_DIR) && cd $(INSPECTOR_DIR) && \
 	   npm install --no-audit --no-fund --loglevel=error @modelcontextprotocol/inspector@$(INSPECTOR_VERSION))
 
+# Without npm there is nothing to install: the manifest's test then skips, saying so.
+mcpb:
+	@if ! command -v npm >/dev/null; then echo "npm is missing: no MCPB CLI, the bundle goes unchecked" >&2; exit 0; fi; \
+	{ test "$$($(NODE22) --version 2>/dev/null)" = v$(NODE22_VERSION) || \
+	  npm install --prefix $(NODE22_DIR) --no-audit --no-fund --loglevel=error node-$(NODE22_PLATFORM)@$(NODE22_VERSION); } && \
+	{ grep -qs '"version": "$(MCPB_VERSION)"' $(MCPB_DIR)/node_modules/@anthropic-ai/mcpb/package.json || \
+	  npm install --prefix $(MCPB_DIR) --no-audit --no-fund --loglevel=error @anthropic-ai/mcpb@$(MCPB_VERSION); }
+
+# dist/reverie.mcpb for Claude Desktop: the manifest, its entry point and what `uv run` installs.
+bundle: mcpb
+	rm -rf $(BUNDLE_STAGE) && mkdir -p $(BUNDLE_STAGE) dist
+	cp -R server graph scheduler pyproject.toml README.md $(BUNDLE_STAGE)/
+	cp packaging/mcpb/manifest.json packaging/mcpb/main.py packaging/mcpb/.mcpbignore $(BUNDLE_STAGE)/
+	$(MCPB) pack $(BUNDLE_STAGE) dist/reverie.mcpb
+
 # The review page tests drive Debian's headless Chromium; as root it is installed when missing.
 browser:
 	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
@@ -44,9 +69,10 @@ browser:
 	  fi; }
 
 # The suite also needs a second model, to prove two models' vectors never meet in one search.
-test: setup inspector browser
+test: setup inspector mcpb browser
 	$(BIN)/reverie embeddings install --model all-minilm-l6-v2
-	REVERIE_INSPECTOR=$(INSPECTOR_DIR)/node_modules/.bin/mcp-inspector $(BIN)/python -m pytest -n $(TEST_WORKERS) --durations=15
+	REVERIE_INSPECTOR=$(INSPECTOR_DIR)/node_modules/.bin/mcp-inspector REVERIE_MCPB="$(MCPB)" \
+	  $(BIN)/python -m pytest -n $(TEST_WORKERS) --durations=15
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

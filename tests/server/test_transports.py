@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +28,7 @@ from tests.server.conftest import (
     REVERIE,
     HttpServer,
     error_text,
+    http_serving,
     run_reverie,
     structured,
 )
@@ -329,6 +331,29 @@ def test_inspector_cli_lists_tools_over_http_with_a_bearer_token(
 
     refused = run_inspector_http(inspector, http_server, "not-a-token-of-this-server")
     assert refused.returncode != 0 and '"tools"' not in refused.stdout
+
+
+def printed_inspector_command(log: str) -> list[str]:
+    """The Inspector command of the start banner, as a shell would read it pasted."""
+    banner = log.replace("\\\n", " ")
+    [line] = [line for line in banner.splitlines() if line.lstrip().startswith("MCP Inspector:")]
+    return shlex.split(line.split("MCP Inspector:", 1)[1])
+
+
+def test_the_start_banner_s_inspector_command_works_as_printed(inspector: Path, tmp_path: Path) -> None:
+    closed = free_port()  # tools/list needs no graph: nothing listens there
+    env = {**os.environ, "NEO4J_URI": f"bolt://127.0.0.1:{closed}", "NEO4J_PASSWORD": "x"}
+    with http_serving(env, "banner", tmp_path, REVERIE_EMBEDDING_MODEL="off") as server:
+        command = printed_inspector_command(server.log.read_text())
+        # npx fetches the pinned Inspector; the suite runs the version `make inspector` installed.
+        package = inspector.parent.parent / "@modelcontextprotocol" / "inspector" / "package.json"
+        installed = json.loads(package.read_text())
+        assert command[:3] == ["npx", "-y", f"{installed['name']}@{installed['version']}"]
+        listed = subprocess.run(
+            [str(inspector), *command[3:]], capture_output=True, text=True, timeout=120, check=False
+        )
+    assert listed.returncode == 0, listed.stderr
+    assert {tool["name"] for tool in json.loads(listed.stdout)["tools"]} >= MEMORY_TOOLS
 
 
 def test_inspector_cli_reports_a_tool_error(inspector: Path, server_env: dict[str, str]) -> None:

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from graph.localdb.java import _USUAL_ROOTS
+from graph.localdb.java import USUAL_ROOTS
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 UV = Path(sys.executable).parent / "uv"
@@ -88,7 +88,7 @@ def hiding_usual_jdks(command: list[str]) -> list[str] | None:
     if os.geteuid() != 0 or None in tools:
         return None
     unshare, env, mount, sh = map(str, tools)
-    folders = " ".join(str(root) for root in _USUAL_ROOTS if root.is_dir())
+    folders = " ".join(str(root) for root in USUAL_ROOTS if root.is_dir())
     script = 'for d in $FOLDERS; do "$MOUNT" -t tmpfs tmpfs "$d" || exit 97; done; exec "$@"'
     return [unshare, "--mount", "--propagation", "private", env, f"FOLDERS={folders}", f"MOUNT={mount}",
             sh, "-c", script, "sh", *command]  # fmt: skip
@@ -119,4 +119,4 @@ def test_a_wheel_installed_as_a_tool_runs_without_java_or_maven_and_brings_its_j
     if hidden is not None:
         assert on_the_bundled_jdk, described
     else:
-        assert on_the_bundled_jdk or any(java.is_relative_to(root) for root in _USUAL_ROOTS), described
+        assert on_the_bundled_jdk or any(java.is_relative_to(root) for root in USUAL_ROOTS), described

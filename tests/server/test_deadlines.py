@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from graph.errors import GraphTimeoutError
 from graph.localdb import free_port
 from tests.graph.memory_support import say
 from tests.server.conftest import REVERIE
+from tests.server.support import INITIALIZE
 from tests.server.test_recovery import relay, relayed_settings
 
 pytestmark = pytest.mark.anyio
@@ -67,16 +69,11 @@ def _listening(port: int) -> bool:
         return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
-def test_sigterm_stops_an_http_server_with_exit_0(server_env: dict[str, str], tmp_path: Path) -> None:
-    port = free_port()
-    env = {**server_env, "REVERIE_HOME": str(tmp_path / "home")}
-    log = tmp_path / "server.log"
-    command = [str(REVERIE), "serve", "--transport", "http", "--port", str(port), "--no-scheduler"]
-    with log.open("wb") as out:
-        server = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+def _stopped_by_sigterm(server: subprocess.Popen[bytes], log: Path, ready: Callable[[], bool]) -> None:
+    """SIGTERM once `ready()`: the server must exit 0 and log no traceback."""
     try:
         deadline = time.monotonic() + 180
-        while not _listening(port):
+        while not ready():
             assert server.poll() is None and time.monotonic() < deadline, log.read_text()
             time.sleep(0.2)
         server.send_signal(signal.SIGTERM)
@@ -90,34 +87,28 @@ def test_sigterm_stops_an_http_server_with_exit_0(server_env: dict[str, str], tm
     assert "Traceback" not in output, output
 
 
+def test_sigterm_stops_an_http_server_with_exit_0(server_env: dict[str, str], tmp_path: Path) -> None:
+    port = free_port()
+    env = {**server_env, "REVERIE_HOME": str(tmp_path / "home")}
+    log = tmp_path / "server.log"
+    command = [str(REVERIE), "serve", "--transport", "http", "--port", str(port), "--no-scheduler"]
+    with log.open("wb") as out:
+        server = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+    _stopped_by_sigterm(server, log, lambda: _listening(port))
+
+
 def test_sigterm_stops_a_stdio_server_with_exit_0(server_env: dict[str, str], tmp_path: Path) -> None:
     env = {**server_env, "REVERIE_HOME": str(tmp_path / "home")}
     log = tmp_path / "server.log"
-    hello = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
     with log.open("wb") as errors:
         server = subprocess.Popen(
             [str(REVERIE), "serve"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors
         )
-    try:
+
+    def answering() -> bool:
         assert server.stdin is not None and server.stdout is not None
-        server.stdin.write((json.dumps(hello) + "\n").encode())
+        server.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
         server.stdin.flush()
-        assert json.loads(server.stdout.readline())["id"] == 1  # up and answering
-        server.send_signal(signal.SIGTERM)
-        code = server.wait(timeout=60)
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
-    output = log.read_text()
-    assert code == 0, output
-    assert "Traceback" not in output, output
+        return bool(json.loads(server.stdout.readline())["id"] == INITIALIZE["id"])
+
+    _stopped_by_sigterm(server, log, answering)

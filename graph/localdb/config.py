@@ -35,6 +35,8 @@ def _pom_version(pom: Path) -> str:
 NEO4J_VERSION: Final = _pom_version(POM)
 
 MAIN_CLASS: Final = "org.neo4j.server.Neo4jCommunity"
+# What Neo4j 5 ran as: a server an earlier Reverie started is still told apart as this instance's.
+SERVER_CLASSES: Final = (MAIN_CLASS, "org.neo4j.server.CommunityEntryPoint")
 ADMIN_CLASS: Final = "org.neo4j.server.startup.Neo4jAdminCommand"
 USERNAME: Final = "neo4j"
 HEAP_SIZE: Final = "1g"

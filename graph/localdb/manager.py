@@ -152,6 +152,14 @@ class LocalNeo4j:
             (self.instance_dir / sub).mkdir(parents=True, exist_ok=True)
         with exclusive(self.lock_file):
             running = self._running_state()
+            if running is not None and running.version != NEO4J_VERSION:
+                # Started by an earlier Reverie: it holds the store this version must back up
+                # and upgrade, so it is stopped cleanly first.
+                log.warning(
+                    "stopping Neo4j %s (pid %d) to start %s", running.version, running.pid, NEO4J_VERSION
+                )
+                terminate(running.pid, self.instance_dir, timeout=60.0)
+                running = None
             if running is not None:
                 if bolt_port is not None and running.port != bolt_port:
                     raise LocalNeo4jError(
@@ -314,9 +322,9 @@ class LocalNeo4j:
         pid = find_server(self.instance_dir)
         if pid is None:
             return None
-        return RunState(
-            pid=pid, port=configured_port(self.conf_file), version=NEO4J_VERSION, started_at="unknown"
-        )
+        # Found by its command line alone: it serves the version that last opened the store.
+        version = stored_version(self.instance_dir) or NEO4J_VERSION
+        return RunState(pid=pid, port=configured_port(self.conf_file), version=version, started_at="unknown")
 
     def stop(self, timeout: float = 60.0) -> bool:
         """Stop this instance cleanly; return whether it was running."""

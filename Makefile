@@ -72,7 +72,8 @@ browser:
 test: setup inspector mcpb browser
 	$(BIN)/reverie embeddings install --model all-minilm-l6-v2
 	REVERIE_INSPECTOR=$(INSPECTOR_DIR)/node_modules/.bin/mcp-inspector REVERIE_MCPB="$(MCPB)" \
-	  $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15
+	  $(BIN)/python -m pytest -n $(TEST_WORKERS) -m "not crowd" --durations=15
+	$(BIN)/python -m pytest -m crowd --durations=5
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -32,8 +32,6 @@ from graph.schema import DROP_VECTOR_INDEX, ensure_schema
 
 TEST_INSTANCE = "test"
 _DATABASE_FIXTURE = "neo4j_settings"
-# The isolation tests' own database, for the 100,000 vectors they load (test_semantic_isolation).
-CROWD_INSTANCE = "test-crowd"
 _MODEL_FIXTURE = "embedder"
 # Set in the controlling process when it started the test instance itself.
 _STARTED_BY_THIS_RUN = "_reverie_started_test_neo4j"
@@ -96,9 +94,6 @@ async def _fresh_vector_indexes(settings: ConnectionSettings) -> None:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     if getattr(session.config, _STARTED_BY_THIS_RUN, False):
         _local_instance().stop()
-    if not _is_worker(session.config):
-        # Started by whichever worker needed it; stopped once every worker is done.
-        LocalNeo4j(LocalNeo4j.default_home(), instance=CROWD_INSTANCE).stop()
 
 
 @pytest.fixture(scope="session")

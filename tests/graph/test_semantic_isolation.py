@@ -33,11 +33,12 @@ from graph.recall.search import recall
 from graph.recall.semantic import MAX_FETCH, _next_fetch
 from graph.schema import ensure_schema
 from graph.scope import ScopedQuery
-from tests.conftest import CROWD_INSTANCE, TEST_PROFILE_PREFIX
+from tests.conftest import TEST_PROFILE_PREFIX
 
-# One worker runs the whole module (`make test` passes --dist loadgroup), so the 100,000 vectors
-# are loaded once, and the database is stopped by the run that started it (tests/conftest.py).
-pytestmark = [pytest.mark.anyio, pytest.mark.neo4j, pytest.mark.xdist_group("crowd")]
+# `make test` runs this module on its own after the rest of the suite (marker `crowd`): on two
+# cores, loading 100,000 vectors starved the other worker's Neo4j past its deadlines, even with
+# the load in a database of its own.
+pytestmark = [pytest.mark.anyio, pytest.mark.neo4j, pytest.mark.crowd]
 
 NEIGHBOUR_SIZE = 100_000
 # Neo4j inserts a transaction's vectors into the index at its commit, and other writers wait
@@ -125,10 +126,13 @@ def crowded_database() -> Iterator[ConnectionSettings]:
     merge segments of that size, and every other writer of the database waits for such a merge
     (a profile's deletion beside the load once took over 120 s): the suite's shared instance
     would stall the other worker's tests."""
-    local = LocalNeo4j(LocalNeo4j.default_home(), CROWD_INSTANCE)
+    local = LocalNeo4j(LocalNeo4j.default_home(), "test-crowd")
     local.start()
     credentials = local.credentials()
-    yield ConnectionSettings(credentials.uri, credentials.username, credentials.password)
+    try:
+        yield ConnectionSettings(credentials.uri, credentials.username, credentials.password)
+    finally:
+        local.stop()
 
 
 @pytest.fixture(scope="module")

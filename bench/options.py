@@ -26,6 +26,8 @@ class Options:
     fill_budget_s: float
     peer: bool
     seed: int
+    load_clients: int
+    load_seconds: float
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -51,7 +53,7 @@ def parse(argv: Sequence[str] | None = None) -> Options:
         description="Benchmark Reverie (ingestion, recall, dreaming, memory) against a local Neo4j.",
     )
     parser.add_argument(
-        "--quick", action="store_true", help="1,000 memories only, fewer queries: under 2 min"
+        "--quick", action="store_true", help="1,000 memories only, fewer queries, 30 s of mixed load: about 3 min"
     )
     parser.add_argument(
         "--sizes", type=_sizes, default=None, help="memories in the measured profile, e.g. 1000,10000"
@@ -79,6 +81,12 @@ def parse(argv: Sequence[str] | None = None) -> Options:
     parser.add_argument("--open-dreams", type=int, default=1000, help="open dreams to re-evaluate")
     parser.add_argument("--no-peer", action="store_true", help="skip mcp-neo4j-memory")
     parser.add_argument("--seed", type=int, default=7, help="seed of the memories and queries")
+    parser.add_argument(
+        "--load-clients", type=int, default=16, help="MCP clients of the mixed load over HTTP (0: none)"
+    )
+    parser.add_argument(
+        "--load-seconds", type=float, default=None, help="length of the mixed load (default 120, quick 30)"
+    )
     args = parser.parse_args(argv)
     quick = bool(args.quick)
     sizes = args.sizes or ((1_000,) if quick else DEFAULT_SIZES)
@@ -97,4 +105,6 @@ def parse(argv: Sequence[str] | None = None) -> Options:
         fill_budget_s=20.0 if quick else 900.0,
         peer=not args.no_peer,
         seed=args.seed,
+        load_clients=max(0, args.load_clients),
+        load_seconds=args.load_seconds if args.load_seconds is not None else (30.0 if quick else 120.0),
     )

@@ -8,7 +8,6 @@ interleaved; run dreaming cycles and re-evaluation; time recall again with the o
 from __future__ import annotations
 
 import itertools
-import os
 import sys
 import tempfile
 import time
@@ -20,13 +19,14 @@ from typing import Any
 from mcp import Client
 from neo4j import AsyncDriver
 
-from bench import dreaming, ingest, lanes, peer
+from bench import dreaming, ingest, lanes, mixed, peer
 from bench.corpus import Memory, MemoryFactory, queries
 from bench.database import BenchDatabase, driver_for, prepare, profile_counts
 from bench.instrument import QueryLog
 from bench.machine import current_rss_mib, peak_rss_mib, reset_peak_rss
 from bench.options import Options
-from bench.processes import RunningServer, free_port, serving
+from bench.processes import RunningServer
+from bench.serve import mcp_url, reverie_http
 from bench.stats import Figure, Latency
 from graph.access import GraphStore, ProfileGraph
 from graph.dreams.cycle import CycleRequest
@@ -35,7 +35,8 @@ from server.auth import add_token
 from server.settings import ReverieSettings
 
 MEASURED = "bench-main"
-REVERIE = Path(sys.executable).parent / "reverie"
+# The mixed load's profiles: the measured one, its two neighbours and one that starts empty.
+MIXED_PROFILES = (MEASURED, "bench-neighbour-1", "bench-neighbour-2", "bench-mixed")
 _STARTED = time.perf_counter()
 
 
@@ -63,6 +64,7 @@ class SizeRun:
         warmup = queries(self.factory.vocabulary, options.warmup_queries, options.seed + 2)
         self.warmup = [query for query in warmup if query not in measured]
         self.peer_version: str | None = None
+        self.idle_recall: Latency | None = None
 
     def add(
         self,
@@ -91,6 +93,7 @@ class SizeRun:
                 peer_client = await self.peer_loaded(driver, stack) if self.options.peer else None
                 await self.recall(graph, driver, peer_client, stack)
             await self.dreams(graph, driver)
+            await self.mixed()
             self.neo4j_memory()
         finally:
             await store.close()
@@ -258,24 +261,11 @@ class SizeRun:
     async def _http_server(self) -> AsyncIterator[tuple[RunningServer, Client]]:
         token_file = self.work_dir / f"tokens-{self.size}.json"
         grant = add_token(token_file, MEASURED, ["read"], name="bench")
-        port = free_port()
-        env = {
-            **os.environ,
-            "NEO4J_URI": self.db.settings.uri,
-            "NEO4J_USERNAME": self.db.settings.username,
-            "NEO4J_PASSWORD": self.db.settings.password,
-            "REVERIE_PROFILE": MEASURED,
-            "REVERIE_TOKENS_FILE": str(token_file),
-            "REVERIE_HOME": str(self.work_dir / "home"),
-        }
-        command = [
-            str(REVERIE), "serve", "--transport", "http", "--host", "127.0.0.1", "--port", str(port),
-            "--no-scheduler",
-        ]  # fmt: skip
-        with serving(command, env, port, self.work_dir / f"reverie-http-{self.size}.log") as server:
+        log_name = f"reverie-http-{self.size}.log"
+        with reverie_http(self.db.settings, self.work_dir, token_file, log_name) as server:
             async with (
                 lanes.bearer_client(grant.token) as http,
-                Client(lanes.http_transport(f"http://127.0.0.1:{port}/mcp", http)) as client,
+                Client(lanes.http_transport(mcp_url(server), http)) as client,
             ):
                 yield server, client
 
@@ -318,6 +308,7 @@ class SizeRun:
             "peer": f"peer search_memories ({peer.PEER_PACKAGE}), HTTP",
         }
         self._warmup_figure(results["http"])
+        self.idle_recall = results["http"].latency()
         for key, result in results.items():
             details: dict[str, Any] = {}
             if key == "direct":
@@ -419,6 +410,52 @@ class SizeRun:
             f"recall() direct, {fill.open_dreams:,} open dreams",
             results["direct"],
             results["raw"].latency().p50_ms,
+        )
+
+    # --- mixed load --------------------------------------------------------------------------
+
+    async def mixed(self) -> None:
+        options = self.options
+        if not options.load_clients or options.load_seconds <= 0:
+            return
+        plan = mixed.LoadPlan(
+            queries=self.queries,
+            memories={
+                profile: self.memories(options.seed * 1000 + 500 + number, 1_000_000)
+                for number, profile in enumerate(MIXED_PROFILES)
+            },
+            clients=options.load_clients,
+            seconds=options.load_seconds,
+            seed=options.seed,
+        )
+        say(f"size {self.size:,}: mixed load, {plan.clients} clients for {plan.seconds:.0f}s")
+        load = await mixed.mixed_load(self.db.settings, self.work_dir, MIXED_PROFILES, plan, str(self.size))
+        on = f"{load.clients} clients on {load.profiles} profiles"
+        for tool, tally in load.tallies.items():
+            lat = tally.latency()
+            idle = self.idle_recall if tool == "recall_memory" else None
+            beside = f"; idle over HTTP p50 {idle.p50_ms:.1f} / p95 {idle.p95_ms:.1f} ms" if idle else ""
+            self.add(
+                "mixed load",
+                f"{tool}, {on}",
+                _ms3(lat),
+                "ms p50/p95/p99",
+                lat.count,
+                f"{lat.count / load.seconds:.1f}/s; {len(tally.errors)} errors; {tally.busy} busy{beside}",
+                first_error=tally.errors[0] if tally.errors else None,
+                **lat.__dict__,
+            )
+        calls = sum(len(tally.latencies) for tally in load.tallies.values())
+        rate = calls / load.seconds
+        self.add("mixed load", f"all tools, {on}", rate, "calls/s", calls, f"{load.seconds:.0f}s")
+        rss = load.rss_mib or [float("nan")]
+        self.add(
+            "memory",
+            "reverie serve under the mixed load, RSS start / peak / end",
+            f"{rss[0]:.0f} / {max(rss):.0f} / {rss[-1]:.0f}",
+            "MiB",
+            None,
+            f"VmRSS sampled every 0.5 s, {len(load.rss_mib)} samples",
         )
 
     # --- memory ------------------------------------------------------------------------------

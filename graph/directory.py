@@ -7,6 +7,7 @@ inside a profile still goes through `GraphStore.profile(...)`.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any, Final, LiteralString
 
 from graph.access import GraphStore
@@ -14,15 +15,18 @@ from graph.dreams.records import overrides_of
 from graph.rows import Row, count_of, ids_of
 
 _LIST_PROFILES: Final[LiteralString] = (
-    "MATCH (p:Profile) WHERE p.profile_id IS NOT NULL RETURN p.profile_id AS profile_id, p {.*} AS stored "
-    "ORDER BY profile_id"
+    "MATCH (p:Profile) WHERE p.profile_id IS NOT NULL AND ($only IS NULL OR p.profile_id IN $only) "
+    "RETURN p.profile_id AS profile_id, p {.*} AS stored ORDER BY profile_id"
 )
 
 
-async def list_profiles(store: GraphStore) -> list[tuple[str, dict[str, Any]]]:
-    """Every profile id with its dreaming overrides (keys without the `dreaming_` prefix)."""
+async def list_profiles(
+    store: GraphStore, only: Collection[str] | None = None
+) -> list[tuple[str, dict[str, Any]]]:
+    """Every profile id (or those of `only` that exist) with its dreaming overrides (keys
+    without the `dreaming_` prefix)."""
     async with store.session() as session:
-        result = await session.run(_LIST_PROFILES)
+        result = await session.run(_LIST_PROFILES, only=None if only is None else sorted(only))
         return [_listed(record) async for record in result]
 
 

@@ -1,8 +1,8 @@
 """The nightly scheduler: decides when each profile dreams; the graph decides what a cycle does.
 
-Every minute (APScheduler interval job) the scheduler looks at every profile whose effective
-dreaming setting is on and runs the ones whose local start time has passed today and that have
-no scheduled run recorded for today's local date. That one rule gives:
+Every minute (APScheduler interval job) the scheduler looks at every profile it serves whose
+effective dreaming setting is on and runs the ones whose local start time has passed today and
+that have no scheduled run recorded for today's local date. That one rule gives:
 
 - exactly one run per local day, because the date is recorded in the graph under a unique
   constraint (restarts, a second process and the repeated fall-back hour cannot add one);
@@ -14,7 +14,7 @@ no scheduled run recorded for today's local date. That one rule gives:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -63,8 +63,13 @@ class NightlyScheduler:
         clock: Callable[[], datetime] = utcnow,
         vectors: VectorKeeper | None = None,
         generator: DreamGenerator = DEFAULT_GENERATOR,
+        profiles: Callable[[], Collection[str]] | None = None,
     ) -> None:
+        """`profiles` names, at each tick, the profiles this scheduler dreams for: a server's own,
+        so that another profile in the same database never runs on this server's settings and
+        model endpoint. None (`reverie scheduler`): every profile in the database."""
         self._store = store
+        self._profiles = profiles
         self._vectors = vectors
         # No client is connected at night: the endpoint's model or the deterministic writer.
         self._generator = generator
@@ -93,7 +98,7 @@ class NightlyScheduler:
                     results.append(TickResult(profile_id, "failed", detail=type(error).__name__))
 
         # Read before the group: a Neo4j that cannot answer is then one plain error for the tick.
-        profiles = await list_profiles(self._store)
+        profiles = await list_profiles(self._store, None if self._profiles is None else self._profiles())
         async with anyio.create_task_group() as group:
             for profile_id, overrides in profiles:
                 group.start_soon(visit, profile_id, overrides)

@@ -11,7 +11,7 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from importlib.metadata import version
 from typing import Any
@@ -177,7 +177,7 @@ def make_lifespan(
     run_scheduler: bool,
     embedder: Embedder | None,
     live: LiveApp,
-    served: Sequence[str] = (),
+    served: Callable[[], list[str]],
 ) -> Callable[[MCPServer[AppContext]], AbstractAsyncContextManager[AppContext]]:
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
@@ -197,14 +197,15 @@ def make_lifespan(
                 # Trigger: Neo4j down at start. Why: a host should still see the tools and get a
                 # clear error per call. Outcome: schema is retried on the first call that connects.
                 log.warning("Starting without a graph: %s", error)
-            if embedder is not None and served:
+            healing = served()
+            if embedder is not None and healing:
                 context.healer = VectorHealer(embedder)
                 background = await stack.enter_async_context(anyio.create_task_group())
                 # What it leaves undone at a stop, the next server's backfill does.
                 stack.callback(background.cancel_scope.cancel)
-                background.start_soon(heal_when_ready, context, context.healer, served)
+                background.start_soon(heal_when_ready, context, context.healer, healing)
             if run_scheduler:
-                scheduler = nightly_scheduler(store, settings, vectors, endpoint)
+                scheduler = nightly_scheduler(store, settings, vectors, endpoint, served)
                 scheduler.start()
                 stack.push_async_callback(scheduler.stop)
             live.current = context
@@ -229,8 +230,12 @@ def build_server(
         raise ValueError("an HTTP server takes the token registry, and only an HTTP server does")
     embedder = load_embedder(settings.reverie_home, settings.reverie_embedding_model)
     live = LiveApp()
-    # The profiles whose pending vectors this server embeds in the background after it starts.
-    served = [settings.reverie_profile] if tokens is None else sorted({g.profile for g in tokens.grants()})
+
+    def served() -> list[str]:
+        """The profiles this server serves, as its tokens say now: their pending vectors are
+        embedded in the background after it starts, and its scheduler dreams for them alone."""
+        return [settings.reverie_profile] if tokens is None else sorted({g.profile for g in tokens.grants()})
+
     auth_kwargs: dict[str, object] = {}
     if tokens is not None:
         auth_kwargs = {"token_verifier": tokens, "auth": bearer_only(public_url)}
@@ -268,6 +273,7 @@ def nightly_scheduler(
     settings: ReverieSettings,
     vectors: VectorKeeper | None,
     endpoint: EndpointModel | None = None,
+    profiles: Callable[[], Collection[str]] | None = None,
 ) -> NightlyScheduler:
     return NightlyScheduler(
         store,
@@ -275,6 +281,7 @@ def nightly_scheduler(
         settings.dreaming_concurrency,
         vectors=vectors,
         generator=unattended_generator(settings, endpoint),
+        profiles=profiles,
     )
 
 
@@ -326,7 +333,7 @@ async def run_scheduler_forever(settings: ReverieSettings) -> None:
         keeping(embedder) as vectors,
         endpoint_of(settings) as endpoint,
     ):
-        scheduler = nightly_scheduler(store, settings, vectors, endpoint)
+        scheduler = nightly_scheduler(store, settings, vectors, endpoint, served)
         scheduler.start()
         try:
             log.info("Nightly dreaming scheduler running; Ctrl-C stops it.")

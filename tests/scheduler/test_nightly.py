@@ -53,6 +53,11 @@ async def nightly(graph: ProfileGraph) -> AsyncIterator[ProfileGraph]:
     await configure_dreaming(graph, DEFAULTS, {"enabled": False})
 
 
+def scheduler_for(store: GraphStore, *graphs: ProfileGraph) -> NightlyScheduler:
+    """A scheduler for these profiles alone: the test database holds other tests' profiles."""
+    return NightlyScheduler(store, DEFAULTS, profiles=lambda: [graph.profile_id for graph in graphs])
+
+
 def mine(results: list[TickResult], profile_id: str) -> TickResult:
     return next(result for result in results if result.profile_id == profile_id)
 
@@ -64,7 +69,7 @@ async def outcomes(scheduler: NightlyScheduler, profile_id: str, *moments: datet
 async def test_three_am_new_york_runs_once_at_eight_utc_in_winter(
     store: GraphStore, nightly: ProfileGraph
 ) -> None:
-    scheduler = NightlyScheduler(store, DEFAULTS)
+    scheduler = scheduler_for(store, nightly)
     seen = await outcomes(
         scheduler, nightly.profile_id, at(2026, 1, 15, 7, 59), at(2026, 1, 15, 8, 0), at(2026, 1, 15, 8, 1)
     )
@@ -74,14 +79,14 @@ async def test_three_am_new_york_runs_once_at_eight_utc_in_winter(
 async def test_three_am_new_york_runs_at_seven_utc_in_summer(
     store: GraphStore, nightly: ProfileGraph
 ) -> None:
-    scheduler = NightlyScheduler(store, DEFAULTS)
+    scheduler = scheduler_for(store, nightly)
     seen = await outcomes(scheduler, nightly.profile_id, at(2026, 7, 15, 6, 59), at(2026, 7, 15, 7, 0))
     assert seen == ["not_due", "ran"]
 
 
 async def test_the_fall_back_night_runs_once(store: GraphStore, nightly: ProfileGraph) -> None:
     await configure_dreaming(nightly, DEFAULTS, {"start_time_local": "01:30"})
-    scheduler = NightlyScheduler(store, DEFAULTS)
+    scheduler = scheduler_for(store, nightly)
     # 2026-11-01 01:30 happens at 05:30 UTC (EDT) and again at 06:30 UTC (EST).
     seen = await outcomes(scheduler, nightly.profile_id, at(2026, 11, 1, 5, 30), at(2026, 11, 1, 6, 30))
     assert seen == ["ran", "already_ran"]
@@ -91,7 +96,7 @@ async def test_a_spring_forward_start_runs_once_at_the_first_valid_time(
     store: GraphStore, nightly: ProfileGraph
 ) -> None:
     await configure_dreaming(nightly, DEFAULTS, {"start_time_local": "02:30"})
-    scheduler = NightlyScheduler(store, DEFAULTS)
+    scheduler = scheduler_for(store, nightly)
     # 2026-03-08: 02:00 EST jumps to 03:00 EDT (07:00 UTC); 02:30 never happens.
     seen = await outcomes(
         scheduler, nightly.profile_id, at(2026, 3, 8, 6, 59), at(2026, 3, 8, 7, 0), at(2026, 3, 8, 7, 30)
@@ -100,7 +105,7 @@ async def test_a_spring_forward_start_runs_once_at_the_first_valid_time(
 
 
 async def test_a_late_start_catches_up_once(store: GraphStore, nightly: ProfileGraph) -> None:
-    scheduler = NightlyScheduler(store, DEFAULTS)
+    scheduler = scheduler_for(store, nightly)
     first = mine(await scheduler.tick(at(2026, 1, 20, 14, 0)), nightly.profile_id)  # 09:00 in New York
     again = mine(await scheduler.tick(at(2026, 1, 20, 15, 0)), nightly.profile_id)
     assert (first.outcome, first.late) == ("ran", True)
@@ -116,7 +121,7 @@ async def test_two_schedulers_on_one_graph_make_one_run_per_night(
 
         async def tick(store: GraphStore) -> None:
             results.append(
-                mine(await NightlyScheduler(store, DEFAULTS).tick(at(2026, 2, 2, 8, 0)), nightly.profile_id)
+                mine(await scheduler_for(store, nightly).tick(at(2026, 2, 2, 8, 0)), nightly.profile_id)
             )
 
         async with anyio.create_task_group() as group:
@@ -133,13 +138,13 @@ async def test_a_manual_run_at_one_does_not_stop_the_three_am_run(
 ) -> None:
     manual = await run_cycle(nightly, DEFAULTS, CycleRequest(trigger="manual"), now=at(2026, 1, 22, 6, 0))
     assert manual.status == "completed"
-    seen = await outcomes(NightlyScheduler(store, DEFAULTS), nightly.profile_id, at(2026, 1, 22, 8, 0))
+    seen = await outcomes(scheduler_for(store, nightly), nightly.profile_id, at(2026, 1, 22, 8, 0))
     assert seen == ["ran"]
 
 
 async def test_a_disabled_profile_never_runs(store: GraphStore, nightly: ProfileGraph) -> None:
     await configure_dreaming(nightly, DEFAULTS, {"enabled": False})
-    scheduler = NightlyScheduler(store, DEFAULTS)
+    scheduler = scheduler_for(store, nightly)
     seen = await outcomes(scheduler, nightly.profile_id, at(2026, 1, 23, 8, 0), at(2026, 1, 23, 20, 0))
     assert seen == ["disabled", "disabled"]
 
@@ -162,7 +167,7 @@ async def test_a_profile_with_a_broken_setting_fails_alone(
     await remember(other_graph, RememberRequest(content="I water the tomatoes at dawn."))
     await database(neo4j_settings, BREAK_TIMEZONE, profile_id=other_graph.profile_id)
     try:
-        results = await NightlyScheduler(store, DEFAULTS).tick(at(2026, 1, 26, 8, 0))
+        results = await scheduler_for(store, nightly, other_graph).tick(at(2026, 1, 26, 8, 0))
     finally:
         await database(neo4j_settings, MEND_TIMEZONE, profile_id=other_graph.profile_id)
     broken = mine(results, other_graph.profile_id)
@@ -173,7 +178,7 @@ async def test_a_profile_with_a_broken_setting_fails_alone(
 async def test_stopping_lets_the_cycle_in_flight_finish(store: GraphStore, nightly: ProfileGraph) -> None:
     # Due since midnight UTC today, so the scheduler's first tick (at start) runs it.
     await configure_dreaming(nightly, DEFAULTS, {"timezone": "UTC", "start_time_local": "00:00"})
-    scheduler = NightlyScheduler(store, DEFAULTS)
+    scheduler = scheduler_for(store, nightly)
     scheduler.start()
     with anyio.fail_after(120):
         while True:
@@ -188,6 +193,20 @@ async def test_stopping_lets_the_cycle_in_flight_finish(store: GraphStore, night
     # The run seen running; on a loaded machine an earlier tick's run may have ended first.
     [summary] = [summary for summary in (await recent_runs(nightly)).runs if summary.run.run_id == in_flight]
     assert summary.run.status == "completed" and summary.run.trigger == "scheduled"
+
+
+async def test_a_scheduler_never_dreams_for_a_profile_it_does_not_serve(
+    store: GraphStore, nightly: ProfileGraph, other_graph: ProfileGraph
+) -> None:
+    await remember(other_graph, RememberRequest(content="I water the tomatoes at dawn."))
+    due = {"enabled": True, "timezone": NY, "start_time_local": "03:00"}
+    await configure_dreaming(other_graph, DEFAULTS, due)
+    try:
+        results = await scheduler_for(store, nightly).tick(at(2026, 1, 27, 8, 0))
+    finally:
+        await configure_dreaming(other_graph, DEFAULTS, {"enabled": False})
+    assert [(result.profile_id, result.outcome) for result in results] == [(nightly.profile_id, "ran")]
+    assert (await recent_runs(other_graph)).runs == []
 
 
 async def test_a_tick_with_neo4j_down_logs_one_line_and_the_scheduler_lives_on(

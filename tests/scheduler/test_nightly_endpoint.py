@@ -39,7 +39,7 @@ async def test_a_scheduled_cycle_gets_the_endpoints_words(
         with scripted_endpoint(answers) as endpoint:
             settings = endpoint_settings(neo4j_settings, graph.profile_id, endpoint)
             async with endpoint_of(settings) as model:
-                scheduler = nightly_scheduler(store, settings, vectors, model)
+                scheduler = nightly_scheduler(store, settings, vectors, model, lambda: [graph.profile_id])
                 results = await scheduler.tick(datetime(2026, 1, 15, 3, 0, tzinfo=UTC))
     finally:
         await configure_dreaming(graph, DEFAULTS, {"enabled": False})

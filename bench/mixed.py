@@ -1,0 +1,157 @@
+"""Mixed load: many hosts at once on one `reverie serve --transport http`.
+
+`clients` MCP clients, each with a session of its own and the token of one of the profiles
+(client n serves profile n mod len(profiles)), call tools until `seconds` have passed, in a
+seeded random mix: recall_memory 50%, remember 30%, list_dreams 15%, run_dreaming_cycle 5%
+(max_outputs 10). A cycle asked while that profile's cycle runs is refused as busy and counted
+as such, not as an error. The clients run in the bench process, on the same cores as the server
+and Neo4j, as a host on the same machine would.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client
+
+from bench import lanes
+from bench.corpus import Memory
+from bench.machine import current_rss_mib
+from bench.processes import RunningServer
+from bench.serve import mcp_url, reverie_http
+from bench.stats import Latency
+from graph.access import ConnectionSettings
+from server.auth import add_token
+
+MIX = (("recall_memory", 50), ("remember", 30), ("list_dreams", 15), ("run_dreaming_cycle", 5))
+CYCLE_OUTPUTS = 10
+_BUSY = "already running for this profile"
+_RSS_EVERY_S = 0.5
+
+
+@dataclass
+class ToolTally:
+    latencies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    busy: int = 0
+
+    def latency(self) -> Latency:
+        return Latency.of(self.latencies)
+
+
+@dataclass
+class RssSamples:
+    values: list[float] = field(default_factory=list)
+
+    async def follow(self, pid: int) -> None:
+        while True:
+            rss = current_rss_mib(pid)
+            if rss is not None:
+                self.values.append(rss)
+            await anyio.sleep(_RSS_EVERY_S)
+
+
+@dataclass(frozen=True)
+class MixedLoad:
+    clients: int
+    profiles: int
+    seconds: float
+    tallies: dict[str, ToolTally]
+    rss_mib: list[float]
+
+
+@dataclass(frozen=True)
+class LoadPlan:
+    """What the clients say: the queries to recall, a stream of new memories per profile."""
+
+    queries: Sequence[str]
+    memories: dict[str, Iterator[Memory]]
+    clients: int
+    seconds: float
+    seed: int
+
+
+Call = Callable[[str, dict[str, Any]], Awaitable[tuple[bool, str | None]]]
+
+
+def _arguments(tool: str, profile: str, plan: LoadPlan, rng: random.Random) -> dict[str, Any]:
+    if tool == "recall_memory":
+        return {"query": rng.choice(plan.queries)}
+    if tool == "remember":
+        request = next(plan.memories[profile]).request
+        claims = [claim.model_dump(mode="json", exclude_none=True) for claim in request.claims]
+        return {"content": request.content, "claims": claims}
+    if tool == "run_dreaming_cycle":
+        return {"max_outputs": CYCLE_OUTPUTS}
+    return {}
+
+
+def _caller(client: Client) -> Call:
+    async def call(tool: str, arguments: dict[str, Any]) -> tuple[bool, str | None]:
+        result = await client.call_tool(tool, arguments)
+        if not result.is_error:
+            return True, None
+        text = getattr(result.content[0], "text", "?") if result.content else "?"
+        return False, str(text)[:300]
+
+    return call
+
+
+@dataclass(frozen=True)
+class _Run:
+    plan: LoadPlan
+    deadline: float
+    tallies: dict[str, ToolTally]
+
+
+async def _host(run: _Run, call: Call, profile: str, rng: random.Random) -> None:
+    tools = [tool for tool, _ in MIX]
+    weights = [weight for _, weight in MIX]
+    while time.perf_counter() < run.deadline:
+        tool = rng.choices(tools, weights)[0]
+        arguments = _arguments(tool, profile, run.plan, rng)
+        started = time.perf_counter()
+        ok, error = await call(tool, arguments)
+        tally = run.tallies[tool]
+        if ok:
+            tally.latencies.append(time.perf_counter() - started)
+        elif error is not None and _BUSY in error:
+            tally.busy += 1
+        else:
+            tally.errors.append(error or "?")
+
+
+async def _client(run: _Run, server: RunningServer, token: str, profile: str, number: int) -> None:
+    async with (
+        lanes.bearer_client(token) as http,
+        Client(lanes.http_transport(mcp_url(server), http)) as client,
+    ):
+        await _host(run, _caller(client), profile, random.Random(run.plan.seed * 1000 + number))
+
+
+async def mixed_load(
+    settings: ConnectionSettings, work_dir: Path, profiles: Sequence[str], plan: LoadPlan, label: str
+) -> MixedLoad:
+    """Run the mix against a fresh `reverie serve` over HTTP and tally it per tool."""
+    tokens_file = work_dir / f"tokens-mixed-{label}.json"
+    tokens = {profile: add_token(tokens_file, profile, ["read", "write"]).token for profile in profiles}
+    tallies = {tool: ToolTally() for tool, _ in MIX}
+    rss = RssSamples()
+    with reverie_http(settings, work_dir, tokens_file, f"reverie-mixed-{label}.log") as server:
+        async with anyio.create_task_group() as sampling:
+            sampling.start_soon(rss.follow, server.pid)
+            started = time.perf_counter()
+            run = _Run(plan, started + plan.seconds, tallies)
+            async with anyio.create_task_group() as hosts:
+                for number in range(plan.clients):
+                    profile = profiles[number % len(profiles)]
+                    hosts.start_soon(_client, run, server, tokens[profile], profile, number)
+            elapsed = time.perf_counter() - started
+            sampling.cancel_scope.cancel()
+    return MixedLoad(plan.clients, len(profiles), elapsed, tallies, rss.values)

@@ -333,7 +333,7 @@ async def run_scheduler_forever(settings: ReverieSettings) -> None:
         keeping(embedder) as vectors,
         endpoint_of(settings) as endpoint,
     ):
-        scheduler = nightly_scheduler(store, settings, vectors, endpoint, served)
+        scheduler = nightly_scheduler(store, settings, vectors, endpoint)
         scheduler.start()
         try:
             log.info("Nightly dreaming scheduler running; Ctrl-C stops it.")

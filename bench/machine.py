@@ -31,6 +31,16 @@ def peak_rss_mib(pid: int | str = "self") -> float | None:
     return None if kib is None else kib / 1024
 
 
+def cpu_seconds(pid: int | str = "self") -> float | None:
+    """User plus system CPU time a process has used so far, or None if it cannot be read."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    # After the command name: utime and stime are the 12th and 13th fields, in clock ticks.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def current_rss_mib(pid: int | str = "self") -> float | None:
     kib = _kib(_proc_status(pid).get("VmRSS"))
     return None if kib is None else kib / 1024

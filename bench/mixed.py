@@ -3,13 +3,15 @@
 `clients` MCP clients, each with a session of its own and the token of one of the profiles
 (client n serves profile n mod len(profiles)), call tools until `seconds` have passed, in a
 seeded random mix: recall_memory 50%, remember 30%, list_dreams 15%, run_dreaming_cycle 5%
-(max_outputs 10). A cycle asked while that profile's cycle runs is refused as busy and counted
+(max_outputs 10), or recall alone. The CPU time the server, Neo4j and the clients used in that
+time says where the cores went. A cycle asked while that profile's cycle runs is refused as busy and counted
 as such, not as an error. The clients run in the bench process, on the same cores as the server
 and Neo4j, as a host on the same machine would.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -22,14 +24,17 @@ from mcp import Client
 
 from bench import lanes
 from bench.corpus import Memory
-from bench.machine import current_rss_mib
+from bench.machine import cpu_seconds, current_rss_mib
 from bench.processes import RunningServer
 from bench.serve import mcp_url, reverie_http
 from bench.stats import Latency
 from graph.access import ConnectionSettings
 from server.auth import add_token
 
-MIX = (("recall_memory", 50), ("remember", 30), ("list_dreams", 15), ("run_dreaming_cycle", 5))
+Mix = tuple[tuple[str, int], ...]
+MIXED: Mix = (("recall_memory", 50), ("remember", 30), ("list_dreams", 15), ("run_dreaming_cycle", 5))
+# The same clients recalling only: how far recall alone goes on these cores.
+RECALL_ONLY: Mix = (("recall_memory", 100),)
 CYCLE_OUTPUTS = 10
 _BUSY = "already running for this profile"
 _RSS_EVERY_S = 0.5
@@ -64,6 +69,8 @@ class MixedLoad:
     seconds: float
     tallies: dict[str, ToolTally]
     rss_mib: list[float]
+    # CPU seconds each process used during the load: where the cores went.
+    cpu_s: dict[str, float | None]
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,7 @@ class LoadPlan:
     clients: int
     seconds: float
     seed: int
+    mix: Mix = MIXED
 
 
 Call = Callable[[str, dict[str, Any]], Awaitable[tuple[bool, str | None]]]
@@ -111,8 +119,8 @@ class _Run:
 
 
 async def _host(run: _Run, call: Call, profile: str, rng: random.Random) -> None:
-    tools = [tool for tool, _ in MIX]
-    weights = [weight for _, weight in MIX]
+    tools = [tool for tool, _ in run.plan.mix]
+    weights = [weight for _, weight in run.plan.mix]
     while time.perf_counter() < run.deadline:
         tool = rng.choices(tools, weights)[0]
         arguments = _arguments(tool, profile, run.plan, rng)
@@ -136,14 +144,21 @@ async def _client(run: _Run, server: RunningServer, token: str, profile: str, nu
 
 
 async def mixed_load(
-    settings: ConnectionSettings, work_dir: Path, profiles: Sequence[str], plan: LoadPlan, label: str
+    settings: ConnectionSettings,
+    work_dir: Path,
+    profiles: Sequence[str],
+    plan: LoadPlan,
+    neo4j_pid: int | None,
+    label: str,
 ) -> MixedLoad:
-    """Run the mix against a fresh `reverie serve` over HTTP and tally it per tool."""
+    """Run the plan's mix against a fresh `reverie serve` over HTTP and tally it per tool."""
     tokens_file = work_dir / f"tokens-mixed-{label}.json"
     tokens = {profile: add_token(tokens_file, profile, ["read", "write"]).token for profile in profiles}
-    tallies = {tool: ToolTally() for tool, _ in MIX}
+    tallies = {tool: ToolTally() for tool, _ in plan.mix}
     rss = RssSamples()
     with reverie_http(settings, work_dir, tokens_file, f"reverie-mixed-{label}.log") as server:
+        processes = {"Neo4j": neo4j_pid, "reverie serve": server.pid, "clients (bench process)": os.getpid()}
+        before = {name: cpu_seconds(pid) if pid else None for name, pid in processes.items()}
         async with anyio.create_task_group() as sampling:
             sampling.start_soon(rss.follow, server.pid)
             started = time.perf_counter()
@@ -154,4 +169,10 @@ async def mixed_load(
                     hosts.start_soon(_client, run, server, tokens[profile], profile, number)
             elapsed = time.perf_counter() - started
             sampling.cancel_scope.cancel()
-    return MixedLoad(plan.clients, len(profiles), elapsed, tallies, rss.values)
+        cpu = {name: _used(before[name], pid) for name, pid in processes.items()}
+    return MixedLoad(plan.clients, len(profiles), elapsed, tallies, rss.values, cpu)
+
+
+def _used(before: float | None, pid: int | None) -> float | None:
+    after = cpu_seconds(pid) if pid else None
+    return None if before is None or after is None else after - before

@@ -53,7 +53,7 @@ def parse(argv: Sequence[str] | None = None) -> Options:
         description="Benchmark Reverie (ingestion, recall, dreaming, memory) against a local Neo4j.",
     )
     parser.add_argument(
-        "--quick", action="store_true", help="1,000 memories, fewer queries, 30 s of mixed load: about 3 min"
+        "--quick", action="store_true", help="1,000 memories, fewer queries, two 30 s loads: about 4 min"
     )
     parser.add_argument(
         "--sizes", type=_sizes, default=None, help="memories in the measured profile, e.g. 1000,10000"

@@ -8,6 +8,7 @@ interleaved; run dreaming cycles and re-evaluation; time recall again with the o
 from __future__ import annotations
 
 import itertools
+import os
 import sys
 import tempfile
 import time
@@ -93,7 +94,7 @@ class SizeRun:
                 peer_client = await self.peer_loaded(driver, stack) if self.options.peer else None
                 await self.recall(graph, driver, peer_client, stack)
             await self.dreams(graph, driver)
-            await self.mixed()
+            await self.under_load()
             self.neo4j_memory()
         finally:
             await store.close()
@@ -414,29 +415,36 @@ class SizeRun:
 
     # --- mixed load --------------------------------------------------------------------------
 
-    async def mixed(self) -> None:
+    async def under_load(self) -> None:
         options = self.options
         if not options.load_clients or options.load_seconds <= 0:
             return
-        plan = mixed.LoadPlan(
-            queries=self.queries,
-            memories={
-                profile: self.memories(options.seed * 1000 + 500 + number, 1_000_000)
-                for number, profile in enumerate(MIXED_PROFILES)
-            },
-            clients=options.load_clients,
-            seconds=options.load_seconds,
-            seed=options.seed,
-        )
-        say(f"size {self.size:,}: mixed load, {plan.clients} clients for {plan.seconds:.0f}s")
-        load = await mixed.mixed_load(self.db.settings, self.work_dir, MIXED_PROFILES, plan, str(self.size))
-        on = f"{load.clients} clients on {load.profiles} profiles"
+        for mix, label in ((mixed.MIXED, "mixed"), (mixed.RECALL_ONLY, "recall-only")):
+            plan = mixed.LoadPlan(
+                queries=self.queries,
+                memories={
+                    profile: self.memories(options.seed * 1000 + 500 + number, 1_000_000)
+                    for number, profile in enumerate(MIXED_PROFILES)
+                },
+                clients=options.load_clients,
+                seconds=options.load_seconds,
+                seed=options.seed,
+                mix=mix,
+            )
+            say(f"size {self.size:,}: {label} load, {plan.clients} clients for {plan.seconds:.0f}s")
+            load = await mixed.mixed_load(
+                self.db.settings, self.work_dir, MIXED_PROFILES, plan, self.db.pid, f"{label}-{self.size}"
+            )
+            self._load_figures(load, "mixed" if mix is mixed.MIXED else "recall only")
+
+    def _load_figures(self, load: mixed.MixedLoad, what: str) -> None:
+        on = f"{what}, {load.clients} clients on {load.profiles} profiles"
         for tool, tally in load.tallies.items():
             lat = tally.latency()
             idle = self.idle_recall if tool == "recall_memory" else None
             beside = f"; idle over HTTP p50 {idle.p50_ms:.1f} / p95 {idle.p95_ms:.1f} ms" if idle else ""
             self.add(
-                "mixed load",
+                "load",
                 f"{tool}, {on}",
                 _ms3(lat),
                 "ms p50/p95/p99",
@@ -446,12 +454,22 @@ class SizeRun:
                 **lat.__dict__,
             )
         calls = sum(len(tally.latencies) for tally in load.tallies.values())
-        rate = calls / load.seconds
-        self.add("mixed load", f"all tools, {on}", rate, "calls/s", calls, f"{load.seconds:.0f}s")
+        self.add("load", f"all calls, {on}", calls / load.seconds, "calls/s", calls, f"{load.seconds:.0f}s")
+        cores = os.cpu_count() or 1
+        used = " / ".join("?" if seconds is None else f"{seconds:.1f}" for seconds in load.cpu_s.values())
+        self.add(
+            "load",
+            f"CPU used, {what}: {' / '.join(load.cpu_s)}",
+            used,
+            "CPU s",
+            None,
+            f"of {cores * load.seconds:.0f} CPU s on {cores} cores in {load.seconds:.0f}s",
+            **load.cpu_s,
+        )
         rss = load.rss_mib or [float("nan")]
         self.add(
             "memory",
-            "reverie serve under the mixed load, RSS start / peak / end",
+            f"reverie serve under the {what} load, RSS start / peak / end",
             f"{rss[0]:.0f} / {max(rss):.0f} / {rss[-1]:.0f}",
             "MiB",
             None,

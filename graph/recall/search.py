@@ -122,9 +122,10 @@ async def recall(
 
     Both lanes at once: the database answers the lexical search while the model encodes the
     query (outside any transaction: a retried transaction must not re-run it), and the two
-    searches then run side by side. The vector search waits for this process's recent writes
-    of the profile to have their vectors, so what was just remembered is found by meaning too.
-    The lexical search also finds the open dreams whose text matches the query."""
+    searches then run side by side. The vector search waits for this process's earlier writes
+    of the profile to have their vectors (a wait that starts as the query is encoded), so what
+    was just remembered is found by meaning too. The lexical search also finds the open dreams
+    whose text matches the query."""
     terms = search_terms(request)
     # Stored times all carry an offset; a naive bound would compare as null and match nothing.
     request = replace(request, valid_at=as_utc(request.valid_at), known_at=as_utc(request.known_at))
@@ -135,8 +136,9 @@ async def recall(
 
     async def semantic(keeper: VectorKeeper) -> None:
         model = keeper.embedder
-        query = _QueryVector(await model.query(request.query), model.model_id, model.spec.min_score)
-        await keeper.settled(graph)
+        async with anyio.create_task_group() as group:
+            group.start_soon(keeper.settled, graph)
+            query = _QueryVector(await model.query(request.query), model.model_id, model.spec.min_score)
         lanes.semantic = await graph.read_alone(semantic_search, request, query)
 
     await _together(lexical, *([partial(semantic, vectors)] if vectors is not None else []))

@@ -107,6 +107,15 @@ async def _widened(tx: ProfileTx, search: SemanticSearch, first: list[FoundMemor
     return [memory for memories in kept.values() for memory in memories]
 
 
+async def similarities(
+    tx: ProfileTx, vector: Vector, model_id: str, ids: Mapping[EmbeddedKind, Sequence[str]]
+) -> dict[str, float]:
+    """The cosine score of each named memory (`ids` per kind) that has a vector of the model."""
+    named = {kind.value: list(ids.get(kind, ())) for kind in q.SEARCHED_KINDS}
+    rows = await tx.run(q.SIMILARITIES, ids=named, vector=vector, model=model_id)
+    return {str(row["id"]): float(row["score"]) for row in rows}
+
+
 def _next_fetch(fetch: int, usable: int, enough: int) -> int:
     """How many neighbours to ask for next, from how many of the last `fetch` were usable.
 

@@ -64,3 +64,21 @@ NEAREST = ScopedQuery(
     + " UNION ALL ".join([*(_exact_branch(kind) for kind in SEARCHED_KINDS), _INDEX_BRANCH])
     + f"}}\n    RETURN kind, {RESULT_FIELDS}",
 )
+# The cosine score of named memories (the lexical lane's candidates the nearest search did not
+# bring), by id within their kind, so the fusion compares every candidate on its own meaning.
+SIMILARITIES = ScopedQuery(
+    "recall_similarities",
+    f"""
+    CALL {{
+        {
+        " UNION ALL ".join(
+            f"UNWIND $ids.{kind} AS id MATCH (node:{STORAGE[kind].label} {{profile_id: $profile_id, id: id}})"
+            " RETURN node"
+            for kind in SEARCHED_KINDS
+        )
+    }
+    }}
+    WITH node WHERE node.embedding_model = $model
+    RETURN node.id AS id, vector.similarity.cosine(node.embedding, $vector) AS score
+    """,
+)

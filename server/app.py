@@ -27,6 +27,7 @@ from graph.embedding.keeper import VectorKeeper, keeping
 from graph.embedding.loader import load_embedder
 from graph.errors import GraphUnavailableError
 from graph.localdb import LocalNeo4j
+from graph.recall.signals import signalling
 from graph.schema import ensure_schema
 from graph.upgrade import upgrade_graph
 from scheduler.nightly import NightlyScheduler
@@ -130,13 +131,16 @@ def make_lifespan(
 ) -> Callable[[MCPServer[AppContext]], AbstractAsyncContextManager[AppContext]]:
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
-        # Undone in reverse: the page and tools let go, the scheduler stops, the vectors still
-        # queued are written, and only then does the driver close.
+        # Undone in reverse: the page and tools let go, the scheduler stops, the recall signals and
+        # the vectors still queued are written, and only then does the driver close.
         async with AsyncExitStack() as stack:
             store = GraphStore.connect(await resolve_connection(settings))
             stack.push_async_callback(store.close)
             vectors = await stack.enter_async_context(keeping(embedder))
-            context = AppContext(settings=settings, store=store, transport=transport, vectors=vectors)
+            signals = await stack.enter_async_context(signalling())
+            context = AppContext(
+                settings=settings, store=store, transport=transport, vectors=vectors, signals=signals
+            )
             try:
                 await context.ensure_ready()
             except GraphUnavailableError as error:

@@ -13,6 +13,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from graph.access import GraphStore, ProfileGraph
 from graph.embedding.encoder import Embedder
 from graph.embedding.keeper import VectorKeeper
+from graph.recall.signals import RecallSignals
 from graph.schema import ensure_schema
 from graph.upgrade import upgrade_graph
 from server.settings import ReverieSettings
@@ -27,6 +28,8 @@ class AppContext:
     transport: Transport
     # None when the semantic lane is off (REVERIE_EMBEDDING_MODEL=off).
     vectors: VectorKeeper | None = None
+    # What recalls returned, written in the background; None outside a running server.
+    signals: RecallSignals | None = None
     _schema_ready: bool = False
     _schema_lock: anyio.Lock = field(default_factory=anyio.Lock)
 

@@ -43,7 +43,7 @@ RESERVED: Final = frozenset({"profile_id", "profile_key", "embedding"})
 RUNTIME: Final = frozenset({"cycle_run_id", "cycle_lease_expires_at", "lock_touched_at", "locked_at"})
 Label = Literal[
     "SourceFragment", "Claim", "Fact", "Clarification", "FactSlot", "Dream", "DreamFeedback",
-    "DreamRun", "Forgotten", "Profile",
+    "DreamRun", "Forgotten", "Profile", "RecallQuestion",
 ]  # fmt: skip
 Scalar = str | int | float | bool | None
 Value = Scalar | list[str] | list[float] | list[int] | dict[str, str]

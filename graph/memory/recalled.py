@@ -25,6 +25,7 @@ RECENT_QUESTIONS = ScopedQuery(
     "recent_recall_questions",
     """
     MATCH (q:RecallQuestion {profile_id: $profile_id})
+    WHERE q.at IS NOT NULL
     WITH q ORDER BY q.at DESC LIMIT $limit
     RETURN q.query AS query, q.at AS at, q.memory_ids AS memory_ids
     """,

@@ -19,11 +19,14 @@ SHARES_PER_KIND: Final = 300
 
 # How many of a kind's live memories the profile holds, counted up to `$cap`: the N of the
 # lexical lane's term statistics. Times are not looked at here (a cheap count through the
-# (profile_id, status) indexes); `known_at` and `valid_at` only narrow which memories match.
+# (profile_id, status, time) indexes, which serve only a query naming all three properties);
+# `known_at` and `valid_at` only narrow which memories match.
 _LIVE_SIZES = """
-    CALL () { MATCH (n:Fact {profile_id: $profile_id}) WHERE n.status IN $statuses.fact
+    CALL () { MATCH (n:Fact {profile_id: $profile_id})
+              WHERE n.status IN $statuses.fact AND n.recorded_at IS NOT NULL
               WITH n LIMIT $cap RETURN count(n) AS fact }
-    CALL () { MATCH (n:Claim {profile_id: $profile_id}) WHERE n.status IN $statuses.claim
+    CALL () { MATCH (n:Claim {profile_id: $profile_id})
+              WHERE n.status IN $statuses.claim AND n.created_at IS NOT NULL
               WITH n LIMIT $cap RETURN count(n) AS claim }
     CALL () { MATCH (n:SourceFragment {profile_id: $profile_id}) WHERE n.status IN $statuses.fragment
               WITH n LIMIT $cap RETURN count(n) AS fragment }

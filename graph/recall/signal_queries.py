@@ -7,7 +7,8 @@ from graph.embedding.kinds import STORAGE
 from graph.recall.semantic_queries import SEARCHED_KINDS
 from graph.scope import ScopedQuery
 
-# Each recall's question and what it returned, then the log cut to the newest `$keep`.
+# Each recall's question and what it returned, then the log cut to the newest `$keep` (`at` is
+# named so the (profile_id, at) index serves the cut).
 LOG_QUESTIONS = ScopedQuery(
     "log_recall_questions",
     """
@@ -16,6 +17,7 @@ LOG_QUESTIONS = ScopedQuery(
                              at: question.at, memory_ids: question.memory_ids})
     WITH count(*) AS logged
     MATCH (old:RecallQuestion {profile_id: $profile_id})
+    WHERE old.at IS NOT NULL
     WITH old ORDER BY old.at DESC SKIP $keep
     DELETE old
     """,

@@ -3,18 +3,13 @@ to which questions shows in reflect_memories, and only in the recalling profile'
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
 import pytest
 from mcp import Client
 
-from graph.access import ConnectionSettings
-from server.app import build_server
-from tests.conftest import TEST_PROFILE_PREFIX
-from tests.server.conftest import CallTool, settings_for, structured
+from tests.server.conftest import CallTool, structured
 
 pytestmark = pytest.mark.anyio
 
@@ -31,15 +26,6 @@ async def signals_once_written(call: CallTool, recalls: int) -> dict[str, Any]:
             if len(signals["recent_questions"]) >= recalls:
                 return signals
             await anyio.sleep(0.2)
-
-
-@pytest.fixture
-async def other_client(neo4j_settings: ConnectionSettings) -> AsyncIterator[Client]:
-    server = build_server(
-        settings_for(neo4j_settings, f"{TEST_PROFILE_PREFIX}{uuid.uuid4().hex[:12]}"), "stdio"
-    )
-    async with Client(server) as connected:
-        yield connected
 
 
 async def test_reflect_shows_the_most_recalled_memories_and_the_questions_asked(

@@ -112,6 +112,8 @@ async def similarities(
 ) -> dict[str, float]:
     """The cosine score of each named memory (`ids` per kind) that has a vector of the model."""
     named = {kind.value: list(ids.get(kind, ())) for kind in q.SEARCHED_KINDS}
+    if not any(named.values()):
+        return {}  # the nearest search brought them all: no round trip
     rows = await tx.run(q.SIMILARITIES, ids=named, vector=vector, model=model_id)
     return {str(row["id"]): float(row["score"]) for row in rows}
 

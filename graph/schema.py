@@ -40,7 +40,7 @@ MIN_SERVER: Final = (2026, 1)
 # it whole. `Recallable` is a second label of fragments, claims and facts, not a kind of its own.
 PROFILE_LABELS: Final = (
     "SourceFragment", "Claim", "Fact", "Clarification", "FactSlot", "Dream", "DreamFeedback",
-    "DreamRevision", "EmptyPair", "DreamRun", "Forgotten", "Profile",
+    "DreamRevision", "EmptyPair", "DreamRun", "Forgotten", "Profile", "RecallQuestion",
 )  # fmt: skip
 
 SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
@@ -55,6 +55,7 @@ SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE CONSTRAINT emptypair_id IF NOT EXISTS FOR (n:EmptyPair) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT dreamrun_id IF NOT EXISTS FOR (n:DreamRun) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT forgotten_id IF NOT EXISTS FOR (n:Forgotten) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT recallquestion_id IF NOT EXISTS FOR (n:RecallQuestion) REQUIRE n.id IS UNIQUE",
     # Deduplication and one-writer-per-slot guarantees are held by the database, not by code.
     "CREATE CONSTRAINT fragment_idempotency IF NOT EXISTS FOR (n:SourceFragment) "
     "REQUIRE (n.profile_id, n.idempotency_key) IS UNIQUE",
@@ -88,6 +89,9 @@ SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE INDEX claim_created IF NOT EXISTS FOR (n:Claim) ON (n.profile_id, n.created_at)",
     "CREATE INDEX claim_status_created IF NOT EXISTS FOR (n:Claim) ON (n.profile_id, n.status, n.created_at)",
     "CREATE INDEX fact_recorded IF NOT EXISTS FOR (n:Fact) ON (n.profile_id, n.recorded_at)",
+    # Recall signals (`graph/recall/signals.py`): the recent questions, the most recalled memories.
+    "CREATE INDEX recallquestion_at IF NOT EXISTS FOR (n:RecallQuestion) ON (n.profile_id, n.at)",
+    "CREATE INDEX recallable_recalled IF NOT EXISTS FOR (n:Recallable) ON (n.profile_id, n.recall_count)",
     # Counting a profile's vectors of one model, so status can say how many are pending.
     "CREATE INDEX fragment_embedding_model IF NOT EXISTS FOR (n:SourceFragment) "
     "ON (n.profile_id, n.embedding_model)",

@@ -33,6 +33,7 @@ from graph.embedding.loader import load_embedder
 from graph.errors import DATABASE_FAILURES, GraphUnavailableError
 from graph.localdb import LocalNeo4j
 from graph.models.endpoint import EndpointModel
+from graph.recall.signals import signalling
 from graph.schema import check_server, ensure_schema
 from graph.upgrade import upgrade_graph
 from scheduler.nightly import NightlyScheduler
@@ -182,14 +183,21 @@ def make_lifespan(
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
         # Undone in reverse: the page and tools let go, the background backfill and the
-        # scheduler stop, the vectors still queued are written, and only then does the driver close.
+        # scheduler stop, the recall signals and the vectors still queued are written, and only
+        # then does the driver close.
         async with AsyncExitStack() as stack:
             store = GraphStore.connect(await resolve_connection(settings))
             stack.push_async_callback(store.close)
             vectors = await stack.enter_async_context(keeping(embedder))
             endpoint = await stack.enter_async_context(endpoint_of(settings))
+            signals = await stack.enter_async_context(signalling())
             context = AppContext(
-                settings=settings, store=store, transport=transport, vectors=vectors, endpoint=endpoint
+                settings=settings,
+                store=store,
+                transport=transport,
+                vectors=vectors,
+                endpoint=endpoint,
+                signals=signals,
             )
             try:
                 await context.ensure_ready()

@@ -15,6 +15,7 @@ from graph.embedding.encoder import Embedder
 from graph.embedding.healer import VectorHealer
 from graph.embedding.keeper import VectorKeeper
 from graph.models.endpoint import EndpointModel
+from graph.recall.signals import RecallSignals
 from graph.schema import ensure_schema
 from graph.upgrade import upgrade_graph
 from server.settings import ReverieSettings
@@ -33,6 +34,8 @@ class AppContext:
     endpoint: EndpointModel | None = None
     # The background backfill of what the profiles served were owed at start (None when off).
     healer: VectorHealer | None = None
+    # What recalls returned, written in the background; None outside a running server.
+    signals: RecallSignals | None = None
     _schema_ready: bool = False
     _schema_lock: anyio.Lock = field(default_factory=anyio.Lock)
 

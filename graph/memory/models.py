@@ -195,9 +195,29 @@ class ReflectionCounts(Frozen):
     open_clarifications: int
 
 
+class RecalledMemory(Frozen):
+    id: str
+    kind: Literal["fact", "claim", "fragment"]
+    text: str
+    recall_count: int = Field(description="How many recalls returned it")
+    last_recalled_at: datetime
+
+
+class RecalledQuestion(Frozen):
+    query: str
+    at: datetime
+    memory_ids: list[str] = Field(description="What that recall returned, best first")
+
+
+class RecallSignals(Frozen):
+    most_recalled: list[RecalledMemory] = Field(description="Returned most often, then most recently")
+    recent_questions: list[RecalledQuestion] = Field(description="What recall was asked, newest first")
+
+
 class ReflectionResult(Frozen):
     counts: ReflectionCounts
     stale_facts: list[StaleFact]
     candidate_claims: list[ClaimSummary]
     disputed_claims: list[ClaimSummary]
     clarifications: list[ClarificationView]
+    recall: RecallSignals = Field(description="What recall returned, how often, and to which questions")

@@ -15,6 +15,7 @@ from graph.memory.models import (
     ReflectionResult,
     StaleFact,
 )
+from graph.memory.recalled import recall_signals
 from graph.memory.records import clarification_view
 
 MAX_REFLECT_LIMIT = 100
@@ -36,12 +37,14 @@ async def read_health(
     candidates = await tx.run(q.CLAIMS_BY_STATUS, status=ClaimStatus.CANDIDATE.value, limit=limit)
     disputed = await tx.run(q.CLAIMS_BY_STATUS, status=ClaimStatus.DISPUTED.value, limit=limit)
     clarifications = await tx.run(q.OPEN_CLARIFICATIONS, limit=limit)
+    recalled = await recall_signals(tx, limit)
     return ReflectionResult(
         counts=counts,
         stale_facts=[StaleFact.model_validate(row) for row in stale],
         candidate_claims=[ClaimSummary.model_validate(row) for row in candidates],
         disputed_claims=[ClaimSummary.model_validate(row) for row in disputed],
         clarifications=[clarification_view(row) for row in clarifications],
+        recall=recalled,
     )
 
 

@@ -26,7 +26,9 @@ class RecallItem(Frozen):
     kind: RecallKind
     id: str
     text: str
-    score: float = Field(description="Fused relevance, 0 to 1: half the lexical, half the semantic match")
+    score: float = Field(
+        description="Fused relevance, 0 to 1: 0.35 of the share of the query's words matched, 0.65 of meaning"
+    )
     lanes: list[RecallLane] = Field(description="Which searches found it: by words (lexical), by meaning")
     status: str
     created_at: datetime = Field(description="When it was stored")

@@ -10,7 +10,7 @@ from typing import Final
 from graph.errors import InvalidInputError
 from graph.memory.models import ClaimStatus, FactStatus, FragmentStatus
 from graph.recall.models import RecallKind
-from graph.text import STOP_WORDS, fulltext_clause, tokens
+from graph.text import STOP_WORDS, fulltext_clause, fulltext_query, tokens
 
 MAX_QUERY_CHARS = 512
 MAX_RECALL_LIMIT = 50
@@ -71,3 +71,9 @@ def search_terms(request: RecallRequest) -> str:
             "use a few words about the topic."
         )
     return terms
+
+
+def search_words(request: RecallRequest) -> list[str]:
+    """The words the lexical lane searches one by one: those of `search_terms`' clause (checked
+    there first), each plain letters and digits, so none is Lucene syntax."""
+    return (fulltext_query(request.query) or "").split()

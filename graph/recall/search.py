@@ -1,15 +1,15 @@
 """recall_memory: facts, validated claims and fragments of a profile, found by words and by meaning.
 
-Two lanes search each kind: the lexical lane asks the kind's fulltext index (BM25), the semantic
-lane compares meaning vectors (`graph/recall/semantic.py`). Their candidates are fused by
-relative scores (`graph/recall/fusion.py`); this fusion was chosen over reciprocal-rank fusion by
-measurement on the LoCoMo development split. Source quality and recency break ties.
+Two lanes search each kind: the lexical lane asks the kind's fulltext index once per query word
+and weighs the words by the profile's own statistics, the semantic lane compares meaning vectors
+(`graph/recall/semantic.py`). Each candidate gets both lanes' scores on fixed scales, fused by a
+weighted sum (`graph/recall/fusion.py`, docs/recall.md); source quality and recency break ties.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -20,12 +20,12 @@ from graph.clock import as_utc
 from graph.embedding.keeper import VectorKeeper
 from graph.embedding.kinds import EmbeddedKind
 from graph.recall import queries as q
-from graph.recall.fusion import clarifications_of, fuse
+from graph.recall.fusion import K1, MOST_DAMPING, B, LaneResults, clarifications_of, fuse, lexical_ids
 from graph.recall.models import Evidence, RecallItem, RecallKind, RecallResult
 from graph.recall.records import FoundMemory, OwnedEvidence, RecalledDream
 from graph.recall.related import RELATED_DREAMS_LIMIT, related_dreams
-from graph.recall.request import KINDS, RecallRequest, search_terms
-from graph.recall.semantic import SemanticSearch, semantic_lists
+from graph.recall.request import KINDS, RecallRequest, search_terms, search_words
+from graph.recall.semantic import SemanticSearch, semantic_lists, similarities
 
 
 @dataclass(frozen=True)
@@ -36,9 +36,10 @@ class _QueryVector:
 
 
 async def lexical_search(
-    tx: ProfileTx, request: RecallRequest, terms: str
-) -> tuple[dict[RecallKind, list[FoundMemory]], list[RecalledDream]]:
-    """Each kind's memories matching `terms`, best first, and the open dreams whose text does."""
+    tx: ProfileTx, request: RecallRequest, words: list[str], terms: str
+) -> tuple[dict[RecallKind, list[FoundMemory]], dict[str, float], list[RecalledDream]]:
+    """Each kind's memories matching `words`, best first, with their lexical shares (more of
+    them in the second map), and the open dreams whose text matches `terms`."""
     searches = [
         {"kind": kind, "index": search.index, "statuses": " OR ".join(request.statuses(kind))}
         for kind, search in KINDS.items()
@@ -46,8 +47,15 @@ async def lexical_search(
     row = await tx.one(
         q.FULLTEXT_SEARCH,
         searches=searches,
+        statuses={kind: list(request.statuses(kind)) for kind in KINDS},
+        words=words,
         terms=terms,
+        cap=q.STATISTICS_CAP,
+        k1=K1,
+        b=B,
+        most=MOST_DAMPING,
         limit=request.candidates,
+        shares=q.SHARES_PER_KIND,
         dream_limit=RELATED_DREAMS_LIMIT,
         known_at=request.known_at,
         valid_at=request.valid_at,
@@ -55,12 +63,15 @@ async def lexical_search(
     ranked: dict[RecallKind, list[FoundMemory]] = {kind: [] for kind in KINDS}
     for memory in sorted(map(FoundMemory.from_row, row["memories"]), key=lambda memory: -memory.score):
         ranked[memory.kind].append(memory)
-    return ranked, [RecalledDream.from_map(dream) for dream in row["dreams"]]
+    shares = {str(memory_id): float(share) for memory_id, share in row["shares"]}
+    return ranked, shares, [RecalledDream.from_map(dream) for dream in row["dreams"]]
 
 
 async def semantic_search(
-    tx: ProfileTx, request: RecallRequest, query: _QueryVector
-) -> dict[RecallKind, list[FoundMemory]]:
+    tx: ProfileTx, request: RecallRequest, query: _QueryVector, lexical: dict[RecallKind, list[str]]
+) -> tuple[dict[RecallKind, list[FoundMemory]], dict[str, float]]:
+    """Each kind's memories nearest the query, and the cosine score of the `lexical` candidates
+    not among them."""
     search = SemanticSearch(
         vector=query.vector,
         model_id=query.model_id,
@@ -72,7 +83,10 @@ async def semantic_search(
         valid_at=request.valid_at,
     )
     lists = await semantic_lists(tx, search)
-    return {kind: lists.get(EmbeddedKind(kind), []) for kind in KINDS}
+    near = {kind: lists.get(EmbeddedKind(kind), []) for kind in KINDS}
+    brought = {memory.id for memories in near.values() for memory in memories}
+    others = {EmbeddedKind(kind): [one for one in ids if one not in brought] for kind, ids in lexical.items()}
+    return near, await similarities(tx, query.vector, query.model_id, others)
 
 
 async def _evidence(tx: ProfileTx, items: list[RecallItem]) -> dict[str, list[Evidence]]:
@@ -106,11 +120,37 @@ async def _together(*jobs: Callable[[], Coroutine[Any, Any, None]]) -> None:
         raise failed.exceptions[0] from None
 
 
-@dataclass
-class _Lanes:
-    lexical: dict[RecallKind, list[FoundMemory]] = field(default_factory=dict)
-    semantic: dict[RecallKind, list[FoundMemory]] | None = None
-    dreams: list[RecalledDream] = field(default_factory=list)
+async def _run_lanes(
+    graph: ProfileGraph, request: RecallRequest, terms: str, vectors: VectorKeeper | None
+) -> tuple[LaneResults, list[RecalledDream]]:
+    """Both lanes: the database answers the lexical search while the model encodes the query
+    (outside any transaction: a retried transaction must not re-run it). The semantic search
+    then also reads the cosines of the lexical candidates, so it starts once those are known.
+    The vector search waits for this process's earlier writes of the profile to have their
+    vectors (a wait that starts as the query is encoded), so what was just remembered is found
+    by meaning too. The lexical search also finds the open dreams whose text matches the query."""
+    lanes, dreams = LaneResults(), list[RecalledDream]()
+    lexical_done = anyio.Event()
+
+    async def lexical() -> None:
+        nonlocal dreams
+        lanes.lexical, lanes.shares, dreams = await graph.read_alone(
+            lexical_search, request, search_words(request), terms
+        )
+        lexical_done.set()
+
+    async def semantic(keeper: VectorKeeper) -> None:
+        model = keeper.embedder
+        async with anyio.create_task_group() as group:
+            group.start_soon(keeper.settled, graph)
+            query = _QueryVector(await model.query(request.query), model.model_id, model.spec.min_score)
+        await lexical_done.wait()
+        lanes.semantic, lanes.similarities = await graph.read_alone(
+            semantic_search, request, query, lexical_ids(lanes.lexical)
+        )
+
+    await _together(lexical, *([partial(semantic, vectors)] if vectors is not None else []))
+    return lanes, dreams
 
 
 async def recall(
@@ -118,31 +158,13 @@ async def recall(
 ) -> RecallResult:
     """Search the profile; with `vectors` (the running model) the semantic lane runs beside
     the lexical one. Each candidate comes with its open clarifications and citing dreams, so
-    only evidence, when asked for, takes another round.
-
-    Both lanes at once: the database answers the lexical search while the model encodes the
-    query (outside any transaction: a retried transaction must not re-run it), and the two
-    searches then run side by side. The vector search waits for this process's earlier writes
-    of the profile to have their vectors (a wait that starts as the query is encoded), so what
-    was just remembered is found by meaning too. The lexical search also finds the open dreams
-    whose text matches the query."""
+    only evidence, when asked for, takes another round."""
     terms = search_terms(request)
     # Stored times all carry an offset; a naive bound would compare as null and match nothing.
     request = replace(request, valid_at=as_utc(request.valid_at), known_at=as_utc(request.known_at))
-    lanes = _Lanes()
-
-    async def lexical() -> None:
-        lanes.lexical, lanes.dreams = await graph.read_alone(lexical_search, request, terms)
-
-    async def semantic(keeper: VectorKeeper) -> None:
-        model = keeper.embedder
-        async with anyio.create_task_group() as group:
-            group.start_soon(keeper.settled, graph)
-            query = _QueryVector(await model.query(request.query), model.model_id, model.spec.min_score)
-        lanes.semantic = await graph.read_alone(semantic_search, request, query)
-
-    await _together(lexical, *([partial(semantic, vectors)] if vectors is not None else []))
-    chosen = fuse(lanes.lexical, lanes.semantic, request.limit)
+    lanes, dreams = await _run_lanes(graph, request, terms, vectors)
+    min_cosine = vectors.embedder.spec.min_cosine if vectors is not None else 0.0
+    chosen = fuse(lanes, min_cosine, request.limit)
     items = [found.item() for found in chosen]
     if request.include_evidence:
         items = await graph.read(_with_evidence, items)
@@ -150,7 +172,5 @@ async def recall(
         query=request.query,
         results=items,
         clarifications=clarifications_of([found.memory for found in chosen], request.limit),
-        related_dreams=related_dreams(
-            [(found.memory.id, found.memory.dreams) for found in chosen], lanes.dreams
-        ),
+        related_dreams=related_dreams([(found.memory.id, found.memory.dreams) for found in chosen], dreams),
     )

@@ -84,6 +84,17 @@ async def semantic_lists(tx: ProfileTx, search: SemanticSearch) -> dict[Embedded
     }
 
 
+async def similarities(
+    tx: ProfileTx, vector: Vector, model_id: str, ids: Mapping[EmbeddedKind, Sequence[str]]
+) -> dict[str, float]:
+    """The cosine score of each named memory (`ids` per kind) that has a vector of the model."""
+    named = {kind.value: list(ids.get(kind, ())) for kind in q.SEARCHED_KINDS}
+    if not any(named.values()):
+        return {}  # the nearest search brought them all: no round trip
+    rows = await tx.run(q.SIMILARITIES, ids=named, vector=vector, model=model_id)
+    return {str(row["id"]): float(row["score"]) for row in rows}
+
+
 def _next_fetch(fetch: int, usable: int, enough: int) -> int:
     """How many neighbours to ask for next, from how many of the last `fetch` were usable.
 

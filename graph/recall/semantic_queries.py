@@ -9,8 +9,13 @@ The filter takes only equality, so each wanted status is one search.
 
 from __future__ import annotations
 
+from typing import Final
+
+from graph.embedding.kinds import STORAGE, EmbeddedKind
 from graph.recall.fields import RESULT_FIELDS, TIME_FILTER
 from graph.scope import ScopedQuery
+
+SEARCHED_KINDS: Final = (EmbeddedKind.FACT, EmbeddedKind.CLAIM, EmbeddedKind.FRAGMENT)
 
 # `$statuses` maps each kind to its wanted statuses, `$wanted` is their union. A status names
 # the same stage of every kind that has it, so a row's kind always wants the status it has;
@@ -33,5 +38,23 @@ NEAREST = ScopedQuery(
     WHERE node.status IN $statuses[kind] {TIME_FILTER}
     WITH kind, node, score ORDER BY score DESC LIMIT $limit
     RETURN kind, {RESULT_FIELDS}
+    """,
+)
+# The cosine score of named memories (the lexical lane's candidates the nearest search did not
+# bring), by id within their kind, so the fusion compares every candidate on its own meaning.
+SIMILARITIES = ScopedQuery(
+    "recall_similarities",
+    f"""
+    CALL {{
+        {
+        " UNION ALL ".join(
+            f"UNWIND $ids.{kind} AS id MATCH (node:{STORAGE[kind].label} {{profile_id: $profile_id, id: id}})"
+            " RETURN node"
+            for kind in SEARCHED_KINDS
+        )
+    }
+    }}
+    WITH node WHERE node.embedding_model = $model
+    RETURN node.id AS id, vector.similarity.cosine(node.embedding, $vector) AS score
     """,
 )

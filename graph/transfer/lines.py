@@ -54,7 +54,7 @@ RUNTIME: Final = frozenset({
 })  # fmt: skip
 Label = Literal[
     "SourceFragment", "Claim", "Fact", "Clarification", "FactSlot", "Dream", "DreamFeedback",
-    "DreamRevision", "EmptyPair", "DreamRun", "Forgotten", "Profile",
+    "DreamRevision", "EmptyPair", "DreamRun", "Forgotten", "Profile", "RecallQuestion",
 ]  # fmt: skip
 Scalar = str | int | float | bool | None
 Value = Scalar | list[str] | list[float] | list[int] | dict[str, str]

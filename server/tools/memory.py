@@ -97,11 +97,16 @@ async def recall_memory(
     `related_dreams` lists hypotheses that touch the same memories or words. They are not facts:
     ask the person about them and record the answer with resolve_dream_feedback.
     """
-    graph = await app_of(ctx).graph_for(write=False)
+    app = app_of(ctx)
+    graph = await app.graph_for(write=False)
     request = RecallRequest(
         query=query, limit=limit, valid_at=valid_at, known_at=known_at, include_evidence=include_evidence
     )
-    return await recall(graph, request, vectors=app_of(ctx).vectors)
+    result = await recall(graph, request, vectors=app.vectors)
+    if app.signals is not None:
+        # Queued only: written after the answer, by the signals' own task (graph/recall/signals.py).
+        app.signals.note(graph, result)
+    return result
 
 
 @mapped_errors

@@ -9,10 +9,10 @@ import pytest
 
 from graph.errors import InvalidInputError
 from graph.memory.models import ClarificationView
-from graph.recall.fusion import clarifications_of, fuse, rescaled
+from graph.recall.fusion import SEMANTIC_WEIGHT, LaneResults, clarifications_of, fuse, meaning_share
 from graph.recall.models import RecallKind
 from graph.recall.records import FoundMemory
-from graph.recall.request import MAX_QUERY_CHARS, RecallRequest, search_terms
+from graph.recall.request import MAX_QUERY_CHARS, RecallRequest, search_terms, search_words
 
 pytestmark = pytest.mark.unit
 
@@ -36,46 +36,74 @@ def memory(
     )
 
 
-def test_rescaled_maps_a_list_onto_zero_to_one() -> None:
-    assert rescaled([]) == []
-    assert rescaled([4.0, 2.0, 3.0]) == [1.0, 0.0, 0.5]
-    # A lone score, or all equal, is a full match rather than a division by zero.
-    assert rescaled([0.3]) == [1.0]
-    assert rescaled([2.0, 2.0]) == [1.0, 1.0]
+FLOOR = 0.7
 
 
-def test_a_memory_both_lanes_found_outranks_one_found_by_either() -> None:
-    lexical = {"fragment": [memory("words", 9.0), memory("both", 5.0), memory("weak", 1.0)]}
-    semantic = {"fragment": [memory("meaning", 0.9), memory("both", 0.85), memory("far", 0.5)]}
-    ranked = fuse(lexical, semantic, limit=6)
-    assert [found.memory.id for found in ranked][:1] == ["both"]
-    both = ranked[0]
-    assert both.lanes == ["lexical", "semantic"]
-    assert both.score == pytest.approx(0.5 * 0.5 + 0.5 * 0.875)
-    assert {found.memory.id: found.lanes for found in ranked}["meaning"] == ["semantic"]
+def cosine(value: float) -> float:
+    """A plain cosine as Neo4j scores it (0..1)."""
+    return (1.0 + value) / 2.0
 
 
-def test_without_the_semantic_lane_the_lexical_scores_are_the_whole_score() -> None:
-    ranked = fuse({"fact": [memory("a", 3.0, "fact"), memory("b", 1.0, "fact")]}, None, limit=5)
-    assert [(found.memory.id, found.score) for found in ranked] == [("a", 1.0), ("b", 0.0)]
+def test_the_meaning_share_runs_from_the_models_floor_to_a_perfect_match() -> None:
+    assert meaning_share(cosine(1.0), FLOOR) == pytest.approx(1.0)
+    assert meaning_share(cosine(0.85), FLOOR) == pytest.approx(0.5)
+    # Below the floor a memory is not related at all, not negatively related.
+    assert meaning_share(cosine(0.2), FLOOR) == 0.0
 
 
-def test_each_kind_is_rescaled_over_its_own_lexical_candidates() -> None:
-    # BM25 scores of two indexes are not comparable: each kind's best is a full lexical match.
-    lexical = {"fact": [memory("fact", 2.0, "fact")], "fragment": [memory("frag", 40.0), memory("x", 1.0)]}
-    scores = {found.memory.id: found.score for found in fuse(lexical, None, limit=5)}
-    assert scores["fact"] == scores["frag"] == 1.0
+def test_a_lexical_match_on_a_word_every_memory_has_does_not_outweigh_meaning() -> None:
+    # Issue 30: every memory names Ada, so the shortest one matched the name best and, rescaled
+    # over its own lane, took the whole lexical half. Its share is now near nothing.
+    lanes = LaneResults(
+        lexical={"fragment": [memory("greyhound", 0.01), memory("noodles", 0.3)]},
+        semantic={"fragment": [memory("noodles", cosine(0.86)), memory("greyhound", cosine(0.78))]},
+    )
+    ranked = fuse(lanes, FLOOR, limit=2)
+    assert [found.memory.id for found in ranked] == ["noodles", "greyhound"]
+    assert ranked[0].score == pytest.approx((1 - SEMANTIC_WEIGHT) * 0.3 + SEMANTIC_WEIGHT * 0.16 / 0.3)
+
+
+def test_each_candidate_is_scored_by_both_lanes_whichever_brought_it() -> None:
+    lanes = LaneResults(
+        lexical={"fragment": [memory("words", 0.8)]},
+        shares={"meaning": 0.2},
+        semantic={"fragment": [memory("meaning", cosine(0.9))]},
+        similarities={"words": cosine(0.75)},
+    )
+    ranked = fuse(lanes, FLOOR, 5)
+    scores = {found.memory.id: (found.lexical, found.semantic, found.lanes) for found in ranked}
+    assert scores["words"] == (0.8, pytest.approx(1 / 6), ["lexical", "semantic"])
+    assert scores["meaning"] == (0.2, pytest.approx(2 / 3), ["lexical", "semantic"])
+
+
+def test_a_memory_below_the_floor_that_shares_no_word_counts_for_neither_lane() -> None:
+    lanes = LaneResults(
+        lexical={"fragment": [memory("words", 0.5)]},
+        semantic={"fragment": [memory("far", cosine(0.5))]},
+        similarities={"words": cosine(0.6)},
+    )
+    scores = {found.memory.id: (found.score, found.lanes) for found in fuse(lanes, FLOOR, 5)}
+    assert scores["words"] == (pytest.approx((1 - SEMANTIC_WEIGHT) * 0.5), ["lexical"])
+    assert scores["far"] == (0.0, [])
+
+
+def test_without_the_semantic_lane_the_lexical_share_is_the_whole_score() -> None:
+    lanes = LaneResults(lexical={"fact": [memory("a", 0.6, "fact"), memory("b", 0.2, "fact")]})
+    ranked = fuse(lanes, FLOOR, limit=5)
+    assert [(found.memory.id, found.score) for found in ranked] == [("a", 0.6), ("b", 0.2)]
 
 
 def test_ties_go_to_the_better_source_then_the_newer_memory() -> None:
-    lexical = {
-        "fragment": [
-            memory("old", 1.0, quality=0.5, age_days=10),
-            memory("new", 1.0, quality=0.5, age_days=1),
-            memory("good", 1.0, quality=0.95, age_days=30),
-        ]
-    }
-    assert [found.memory.id for found in fuse(lexical, None, limit=2)] == ["good", "new"]
+    lanes = LaneResults(
+        lexical={
+            "fragment": [
+                memory("old", 0.4, quality=0.5, age_days=10),
+                memory("new", 0.4, quality=0.5, age_days=1),
+                memory("good", 0.4, quality=0.95, age_days=30),
+            ]
+        }
+    )
+    assert [found.memory.id for found in fuse(lanes, FLOOR, limit=2)] == ["good", "new"]
 
 
 def question(question_id: str, age_days: int) -> ClarificationView:
@@ -105,3 +133,9 @@ def test_a_query_without_searchable_words_is_refused_with_what_to_do() -> None:
     with pytest.raises(InvalidInputError, match="limit must be"):
         search_terms(RecallRequest(query="sourdough", limit=0))
     assert "sourdough" in search_terms(RecallRequest(query="Sourdough starter"))
+
+
+def test_the_lexical_lane_searches_each_word_alone_without_common_words_or_syntax() -> None:
+    assert search_words(RecallRequest(query="What cuisine does Ada's family love? title:x*")) == [
+        "cuisine", "ada", "family", "love", "title", "x"
+    ]  # fmt: skip

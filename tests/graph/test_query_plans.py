@@ -21,7 +21,10 @@ pytestmark = pytest.mark.anyio
 
 MODULES = (
     "graph.memory.queries",
+    "graph.memory.recalled",
+    "graph.recall.queries",
     "graph.recall.semantic_queries",
+    "graph.recall.signal_queries",
     "graph.dreams.queries",
     "graph.dreams.host_queries",
     "graph.embedding.queries",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from graph.access import ConnectionSettings
 from server.app import build_server
 from server.auth import add_token
 from server.settings import ReverieSettings
+from tests.conftest import TEST_PROFILE_PREFIX
 
 CallTool = Callable[..., Awaitable[dict[str, Any]]]
 # The installed command, as a user runs it.
@@ -66,6 +68,16 @@ def error_text(result: CallToolResult) -> str:
 @pytest.fixture
 async def client(neo4j_settings: ConnectionSettings, profile_id: str) -> AsyncIterator[Client]:
     server = build_server(settings_for(neo4j_settings, profile_id), "stdio")
+    async with Client(server) as connected:
+        yield connected
+
+
+@pytest.fixture
+async def other_client(neo4j_settings: ConnectionSettings) -> AsyncIterator[Client]:
+    """A second host on the same database, signed in as another profile."""
+    server = build_server(
+        settings_for(neo4j_settings, f"{TEST_PROFILE_PREFIX}{uuid.uuid4().hex[:12]}"), "stdio"
+    )
     async with Client(server) as connected:
         yield connected
 

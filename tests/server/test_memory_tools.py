@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from mcp import Client
 from mcp_types import CallToolResult
 
-from graph.access import ConnectionSettings
 from graph.memory.predicates import PREDICATE_RULES
-from server.app import build_server
-from tests.conftest import TEST_PROFILE_PREFIX
-from tests.server.conftest import CallTool, error_text, settings_for, structured
+from tests.server.conftest import CallTool, error_text, structured
 from tests.server.support import claim_of, works_at
 
 pytestmark = pytest.mark.anyio
@@ -33,16 +28,6 @@ async def health(call: CallTool) -> dict[str, int]:
 
 def ids_of(found: dict[str, Any], kind: str) -> list[str]:
     return [item["id"] for item in found["results"] if item["kind"] == kind]
-
-
-@pytest.fixture
-async def other_client(neo4j_settings: ConnectionSettings) -> AsyncIterator[Client]:
-    """A second host on the same database, signed in as another profile."""
-    server = build_server(
-        settings_for(neo4j_settings, f"{TEST_PROFILE_PREFIX}{uuid.uuid4().hex[:12]}"), "stdio"
-    )
-    async with Client(server) as connected:
-        yield connected
 
 
 async def test_remember_promotes_a_gate_passing_claim_and_recall_finds_it(call: CallTool) -> None:

@@ -1,0 +1,126 @@
+"""Recall signals: which memories recall returned, how often and to which questions.
+
+`RecallSignals.note` only queues what a recall returned; the queue of each profile is written a
+moment later (`FLUSH_AFTER`), every recall queued meanwhile in one transaction, by a task of
+its own. So a recall is never slower for it, and never fails for it: a read-only token's recall
+queues alike, and a write that fails is logged and dropped (signals are hints, not memories).
+Each memory returned gets `recall_count` and `last_recalled_at`; each recall's question, time
+and results join the profile's log of its newest `QUESTION_LOG` questions. `reflect_memories`
+shows both and the dream finder can read them (`graph/memory/recalled.py`). A clean shutdown
+writes what is queued.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Final
+
+import anyio
+from anyio.abc import TaskGroup
+
+from graph.access import ProfileGraph, ProfileTx
+from graph.clock import utcnow
+from graph.recall import signal_queries as q
+from graph.recall.models import RecallResult
+
+log = logging.getLogger(__name__)
+
+QUESTION_LOG: Final = 200
+FLUSH_AFTER: Final = 0.5
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """One recall as the signals keep it."""
+
+    query: str
+    at: datetime
+    # (kind, id) of each result, best first.
+    results: tuple[tuple[str, str], ...]
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(memory_id for _, memory_id in self.results)
+
+    @classmethod
+    def of(cls, result: RecallResult, at: datetime) -> Recalled:
+        return cls(result.query, at, tuple((item.kind, item.id) for item in result.results))
+
+
+def signal_rows(recalls: list[Recalled]) -> dict[str, object]:
+    """The parameters of one write: the questions to log and each memory's added count."""
+    times: Counter[tuple[str, str]] = Counter(pair for recall in recalls for pair in recall.results)
+    last = {pair: recall.at for recall in recalls for pair in recall.results}
+    counts: dict[str, list[dict[str, object]]] = {"fact": [], "claim": [], "fragment": []}
+    for (kind, memory_id), count in times.items():
+        counts[kind].append({"id": memory_id, "times": count, "at": last[(kind, memory_id)]})
+    questions = [
+        {
+            "id": str(uuid.uuid4()),
+            "query": recall.query,
+            "at": recall.at,
+            "memory_ids": [i for _, i in recall.results],
+        }
+        for recall in recalls
+    ]
+    return {"questions": questions, "counts": counts}
+
+
+async def _write(tx: ProfileTx, recalls: list[Recalled]) -> None:
+    rows = signal_rows(recalls)
+    await tx.run(q.LOG_QUESTIONS, questions=rows["questions"], keep=QUESTION_LOG)
+    await tx.run(q.COUNT_RECALLS, counts=rows["counts"])
+
+
+@dataclass(eq=False)
+class _Queue:
+    graph: ProfileGraph
+    recalls: list[Recalled] = field(default_factory=list)
+
+
+class RecallSignals:
+    """Queues what recalls returned and writes it in the background, per profile."""
+
+    def __init__(self, group: TaskGroup) -> None:
+        self._group = group
+        self._queues: dict[str, _Queue] = {}
+        self._closing = anyio.Event()
+
+    def note(self, graph: ProfileGraph, result: RecallResult) -> None:
+        """Queue a recall's results; returns at once and never raises."""
+        queue = self._queues.get(graph.profile_id)
+        if queue is None:
+            queue = self._queues[graph.profile_id] = _Queue(graph)
+            self._group.start_soon(self._flush, queue)
+        queue.recalls.append(Recalled.of(result, utcnow()))
+
+    async def _flush(self, queue: _Queue) -> None:
+        with anyio.move_on_after(FLUSH_AFTER):
+            await self._closing.wait()
+        # Recalls noted from here on start the next queue of the profile.
+        del self._queues[queue.graph.profile_id]
+        try:
+            await queue.graph.write(_write, queue.recalls)
+        except Exception:
+            log.warning("recall signals: %d recalls not recorded", len(queue.recalls), exc_info=True)
+
+    def close(self) -> None:
+        """Write what is queued now, without waiting out the delay."""
+        self._closing.set()
+
+
+@asynccontextmanager
+async def signalling() -> AsyncIterator[RecallSignals]:
+    """Recall signals for the block's lifetime; leaving it writes what is queued."""
+    async with anyio.create_task_group() as group:
+        signals = RecallSignals(group)
+        try:
+            yield signals
+        finally:
+            signals.close()

@@ -1,0 +1,50 @@
+"""Recall signals through the tools, against the real Neo4j: what recall returned, how often and
+to which questions shows in reflect_memories, and only in the recalling profile's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from tests.server.conftest import CallTool, structured
+
+pytestmark = pytest.mark.anyio
+
+BIKE = "Ada commutes by bicycle along the canal."
+OTHERS = ("Ada loves Sichuan noodles.", "Ada has a brother studying in Porto.")
+
+
+async def signals_once_written(call: CallTool, recalls: int) -> dict[str, Any]:
+    """The recall signals reflect_memories shows, once `recalls` questions are logged (they are
+    written after the answers, by a task of their own)."""
+    with anyio.fail_after(30):
+        while True:
+            signals = dict((await call("reflect_memories"))["recall"])
+            if len(signals["recent_questions"]) >= recalls:
+                return signals
+            await anyio.sleep(0.2)
+
+
+async def test_reflect_shows_the_most_recalled_memories_and_the_questions_asked(
+    call: CallTool, other_client: Client
+) -> None:
+    bike = (await call("remember", content=BIKE))["fragment"]["id"]
+    for text in OTHERS:
+        await call("remember", content=text)
+    questions = ["How does Ada get to the office?", "Does Ada cycle along the canal?"]
+    answers = [await call("recall_memory", query=question, limit=1) for question in questions]
+    assert [answer["results"][0]["id"] for answer in answers] == [bike, bike]
+
+    signals = await signals_once_written(call, len(questions))
+
+    [most] = signals["most_recalled"]
+    assert (most["id"], most["kind"], most["text"], most["recall_count"]) == (bike, "fragment", BIKE, 2)
+    assert [(asked["query"], asked["memory_ids"]) for asked in signals["recent_questions"]] == [
+        (questions[1], [bike]),
+        (questions[0], [bike]),
+    ]
+    theirs = structured(await other_client.call_tool("reflect_memories", {}))["recall"]
+    assert theirs == {"most_recalled": [], "recent_questions": []}

@@ -220,4 +220,4 @@ class ReflectionResult(Frozen):
     candidate_claims: list[ClaimSummary]
     disputed_claims: list[ClaimSummary]
     clarifications: list[ClarificationView]
-    recall: RecallSignals = Field(description="What recall returned, how often, and to which questions")
+    recall: RecallSignals = Field(description="Recall counts and questions")

@@ -27,7 +27,7 @@ class RecallItem(Frozen):
     id: str
     text: str
     score: float = Field(
-        description="Fused relevance, 0 to 1: 0.35 of the share of the query's words matched, 0.65 of meaning"
+        description="Fused relevance, 0 to 1: 0.35 of the query words matched, 0.65 of meaning"
     )
     lanes: list[RecallLane] = Field(description="Which searches found it: by words (lexical), by meaning")
     status: str

@@ -8,10 +8,12 @@ from graph.recall.semantic_queries import SEARCHED_KINDS
 from graph.scope import ScopedQuery
 
 # Each recall's question and what it returned, then the log cut to the newest `$keep` (`at` is
-# named so the (profile_id, at) index serves the cut).
+# named so the (profile_id, at) index serves the cut). Only while the profile exists: a recall
+# just after the profile was erased must not leave a node of it behind.
 LOG_QUESTIONS = ScopedQuery(
     "log_recall_questions",
     """
+    MATCH (:Profile {profile_id: $profile_id})
     UNWIND $questions AS question
     CREATE (:RecallQuestion {profile_id: $profile_id, id: question.id, query: question.query,
                              at: question.at, memory_ids: question.memory_ids})

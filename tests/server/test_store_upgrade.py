@@ -74,6 +74,9 @@ async def test_the_profile_exports_exactly_as_before_and_searches_in_meaning(
     upgraded: tuple[LocalNeo4j, ConnectionSettings], tmp_path: Path
 ) -> None:
     _, settings = upgraded
+    # Exported first: a recall then logs its question in the profile (recall signals).
+    before = (FIXTURES / "neo4j-5.26.30-export.jsonl").read_text(encoding="utf-8").splitlines()[1:-1]
+    assert _export(settings, tmp_path / "after.jsonl") == before
     async with Client(build_server(settings_for(settings, LEGACY_PROFILE), "stdio")) as client:
         question = {"query": "Where did the person go running?"}
         found = structured(await client.call_tool("recall_memory", question))
@@ -85,5 +88,3 @@ async def test_the_profile_exports_exactly_as_before_and_searches_in_meaning(
         name: ["embedding", "profile_id", "embedding_model", "status"]
         for name in ("recall_embedding", "dream_embedding")
     }
-    before = (FIXTURES / "neo4j-5.26.30-export.jsonl").read_text(encoding="utf-8").splitlines()[1:-1]
-    assert _export(settings, tmp_path / "after.jsonl") == before

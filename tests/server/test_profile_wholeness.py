@@ -23,6 +23,10 @@ async def exported(call: CallTool, env: dict[str, str], profile_id: str, path: P
     """Three memories with a claim each, exported: a header, nodes, relationships, the closing line."""
     for place in ("Leeds", "Porto", "Lyon"):
         await call("remember", content=f"I love the old town of {place}.", claims=[claim_of("likes", place)])
+    # A recall waits for this server's vectors of them: the tests then erase and import the
+    # profile from other processes, and a vector write still running beside those stalled
+    # Neo4j past its 15 s deadline (twice in CI).
+    await call("recall_memory", query="old town")
     return export_lines(env, profile_id, path)
 
 

@@ -102,10 +102,18 @@ async def run_lanes(
     return results
 
 
+def tool_error(result: CallToolResult) -> str | None:
+    """A refused call's message, shortened; None for a call that succeeded."""
+    if not result.is_error:
+        return None
+    text = getattr(result.content[0], "text", "?") if result.content else "?"
+    return str(text)[:300]
+
+
 def _tool_answer(result: CallToolResult, count: Callable[[dict[str, Any]], int]) -> Answer:
-    if result.is_error:
-        text = getattr(result.content[0], "text", "?") if result.content else "?"
-        return Answer(0, 0, error=str(text)[:300])
+    error = tool_error(result)
+    if error is not None:
+        return Answer(0, 0, error=error)
     payload = result.structured_content or {}
     return Answer(count(payload), len(json.dumps(payload, default=str)))
 

@@ -85,7 +85,8 @@ class LoadPlan:
     mix: Mix = MIXED
 
 
-Call = Callable[[str, dict[str, Any]], Awaitable[tuple[bool, str | None]]]
+# A tool call: None when it succeeded, else the server's message.
+Call = Callable[[str, dict[str, Any]], Awaitable[str | None]]
 
 
 def _arguments(tool: str, profile: str, plan: LoadPlan, rng: random.Random) -> dict[str, Any]:
@@ -101,12 +102,8 @@ def _arguments(tool: str, profile: str, plan: LoadPlan, rng: random.Random) -> d
 
 
 def _caller(client: Client) -> Call:
-    async def call(tool: str, arguments: dict[str, Any]) -> tuple[bool, str | None]:
-        result = await client.call_tool(tool, arguments)
-        if not result.is_error:
-            return True, None
-        text = getattr(result.content[0], "text", "?") if result.content else "?"
-        return False, str(text)[:300]
+    async def call(tool: str, arguments: dict[str, Any]) -> str | None:
+        return lanes.tool_error(await client.call_tool(tool, arguments))
 
     return call
 
@@ -125,14 +122,14 @@ async def _host(run: _Run, call: Call, profile: str, rng: random.Random) -> None
         tool = rng.choices(tools, weights)[0]
         arguments = _arguments(tool, profile, run.plan, rng)
         started = time.perf_counter()
-        ok, error = await call(tool, arguments)
+        error = await call(tool, arguments)
         tally = run.tallies[tool]
-        if ok:
+        if error is None:
             tally.latencies.append(time.perf_counter() - started)
-        elif error is not None and _BUSY in error:
+        elif _BUSY in error:
             tally.busy += 1
         else:
-            tally.errors.append(error or "?")
+            tally.errors.append(error)
 
 
 async def _client(run: _Run, server: RunningServer, token: str, profile: str, number: int) -> None:

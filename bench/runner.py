@@ -419,7 +419,7 @@ class SizeRun:
         options = self.options
         if not options.load_clients or options.load_seconds <= 0:
             return
-        for mix, label in ((mixed.MIXED, "mixed"), (mixed.RECALL_ONLY, "recall-only")):
+        for mix, what in ((mixed.MIXED, "mixed"), (mixed.RECALL_ONLY, "recall only")):
             plan = mixed.LoadPlan(
                 queries=self.queries,
                 memories={
@@ -431,11 +431,12 @@ class SizeRun:
                 seed=options.seed,
                 mix=mix,
             )
-            say(f"size {self.size:,}: {label} load, {plan.clients} clients for {plan.seconds:.0f}s")
+            say(f"size {self.size:,}: {what} load, {plan.clients} clients for {plan.seconds:.0f}s")
+            label = f"{what.replace(' ', '-')}-{self.size}"
             load = await mixed.mixed_load(
-                self.db.settings, self.work_dir, MIXED_PROFILES, plan, self.db.pid, f"{label}-{self.size}"
+                self.db.settings, self.work_dir, MIXED_PROFILES, plan, self.db.pid, label
             )
-            self._load_figures(load, "mixed" if mix is mixed.MIXED else "recall only")
+            self._load_figures(load, what)
 
     def _load_figures(self, load: mixed.MixedLoad, what: str) -> None:
         on = f"{what}, {load.clients} clients on {load.profiles} profiles"

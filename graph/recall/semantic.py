@@ -22,10 +22,10 @@ from graph.embedding.encoder import Vector
 from graph.embedding.kinds import EmbeddedKind
 from graph.recall import semantic_queries as q
 from graph.recall.records import FoundMemory
+from graph.recall.semantic_queries import SEARCHED_KINDS
 
 log = logging.getLogger(__name__)
 
-SEARCHED_KINDS: Final = (EmbeddedKind.FACT, EmbeddedKind.CLAIM, EmbeddedKind.FRAGMENT)
 MAX_FETCH: Final = 4_000
 # The index is asked for at least this many neighbours, what a recall of 10 asks anyway: an
 # approximate (HNSW) search for a handful misses too often. A profile of 150 near-identical
@@ -88,7 +88,7 @@ async def similarities(
     tx: ProfileTx, vector: Vector, model_id: str, ids: Mapping[EmbeddedKind, Sequence[str]]
 ) -> dict[str, float]:
     """The cosine score of each named memory (`ids` per kind) that has a vector of the model."""
-    named = {kind.value: list(ids.get(kind, ())) for kind in q.SEARCHED_KINDS}
+    named = {kind.value: list(ids.get(kind, ())) for kind in SEARCHED_KINDS}
     if not any(named.values()):
         return {}  # the nearest search brought them all: no round trip
     rows = await tx.run(q.SIMILARITIES, ids=named, vector=vector, model=model_id)

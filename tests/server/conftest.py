@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -9,9 +10,11 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 from mcp_types import CallToolResult
@@ -31,16 +34,32 @@ REVERIE = Path(sys.executable).parent / "reverie"
 def run_reverie(
     env: Mapping[str, str], *arguments: str, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
-    """`reverie ARGUMENTS` in a child process with `env` and no input; its output as text."""
-    return subprocess.run(
-        [str(REVERIE), *arguments],
-        env=dict(env),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    """`reverie ARGUMENTS` in a child process with `env` and no input; its output as text.
+
+    For tests without an event loop: an async test awaits `reverie` instead (see there)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return subprocess.run(
+            [str(REVERIE), *arguments],
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+    raise RuntimeError("run_reverie blocks the event loop: an async test awaits reverie(...)")
+
+
+async def reverie(
+    env: Mapping[str, str], *arguments: str, seconds: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """`run_reverie` in a worker thread. An async test's in-process server shares its event loop:
+    blocked, that server held a vector transaction open while the child's `profile delete`
+    waited on its locks, a deadlock across two processes that Neo4j cannot see (the child ran
+    out its timeout, twice in CI)."""
+    return await anyio.to_thread.run_sync(partial(run_reverie, env, *arguments, timeout=seconds))
 
 
 def settings_for(neo4j: ConnectionSettings, profile_id: str) -> ReverieSettings:

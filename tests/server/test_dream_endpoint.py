@@ -9,7 +9,6 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
-import anyio
 import pytest
 from mcp import Client
 from mcp.client.context import ClientRequestContext
@@ -34,7 +33,7 @@ from tests.scripted_endpoint import (
     error,
     scripted_endpoint,
 )
-from tests.server.conftest import run_reverie, settings_for, structured
+from tests.server.conftest import reverie, settings_for, structured
 from tests.server.support import MEMORIES, claim_of
 from tests.server.test_dream_sampling import judged, text_answer
 
@@ -219,10 +218,8 @@ async def test_a_cycle_run_from_the_command_line_gets_the_endpoints_words(
         await remember(graph, RememberRequest(content=text), vectors=vectors)
     await vectors.settled(graph)
     env = {**server_env, "REVERIE_MODEL_URL": endpoint.url, "REVERIE_MODEL_NAME": "configured-model"}
-    finished = await anyio.to_thread.run_sync(
-        lambda: run_reverie(
-            env, "dream", "run", "--profile", graph.profile_id, "--json", "--max-outputs", "3"
-        )
+    finished = await reverie(
+        env, "dream", "run", "--profile", graph.profile_id, "--json", "--max-outputs", "3"
     )
     assert finished.returncode == 0, finished.stderr
     assert json.loads(finished.stdout)["status"] == "completed"

@@ -14,7 +14,7 @@ from graph.dreams.config import DreamingConfig
 from graph.dreams.cycle import CycleRequest, run_cycle
 from graph.dreams.models import DreamRun
 from server.app import build_server
-from tests.server.conftest import CallTool, error_text, run_reverie, settings_for, structured
+from tests.server.conftest import CallTool, error_text, reverie, settings_for, structured
 from tests.server.support import MEMORIES, claim_of, first_dream, promote, remember_all
 
 pytestmark = pytest.mark.anyio
@@ -294,8 +294,8 @@ async def test_three_memories_of_one_thread_are_linked_once_each_never_in_a_tria
     assert 1 <= len(linked) <= 2, linked
 
 
-def operator(env: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
-    return run_reverie(env, "dream", *arguments, "--profile", env["REVERIE_PROFILE"])
+async def operator(env: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
+    return await reverie(env, "dream", *arguments, "--profile", env["REVERIE_PROFILE"])
 
 
 async def test_an_operator_promotes_a_dream_with_the_claims_the_person_claim_of(
@@ -304,13 +304,13 @@ async def test_an_operator_promotes_a_dream_with_the_claims_the_person_claim_of(
     await remember_all(call)
     dream = await first_dream(call)
     words = "Yes, I love reading Saramago novels."
-    bad = operator(
+    bad = await operator(
         server_env, "resolve", dream["id"], "--decision", "promote_candidate", "--feedback", words,
         "--claim", '{"subject": "user", "predicate": "likes"}',
     )  # fmt: skip
     assert bad.returncode != 0 and "--claim" in bad.stderr and "object" in bad.stderr
     assert (await call("get_dream", dream_id=dream["id"]))["status"] == dream["status"]
-    done = operator(
+    done = await operator(
         server_env, "resolve", dream["id"], "--decision", "promote_candidate", "--feedback", words,
         "--claim", json.dumps(claim_of("likes", "Saramago novels")), "--json",
     )  # fmt: skip

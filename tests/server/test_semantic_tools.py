@@ -20,7 +20,7 @@ from graph.memory.pipeline import RememberRequest, remember
 from graph.schema import VECTOR_DIMENSIONS
 from server.app import build_server
 from server.settings import SettingsError, load_settings
-from tests.server.conftest import CallTool, run_reverie, settings_for, structured
+from tests.server.conftest import CallTool, reverie, run_reverie, settings_for, structured
 
 pytestmark = pytest.mark.anyio
 
@@ -122,12 +122,12 @@ async def test_the_backfill_command_embeds_what_an_old_graph_lacks(
     for text in ("We adopted a puppy named Biscuit last spring.", "I drive a blue hatchback."):
         await remember(graph, RememberRequest(content=text))  # stored before vectors existed
 
-    def reverie(*arguments: str) -> subprocess.CompletedProcess[str]:
-        return run_reverie(server_env, "embeddings", *arguments, "--profile", graph.profile_id)
+    async def embeddings(*arguments: str) -> subprocess.CompletedProcess[str]:
+        return await reverie(server_env, "embeddings", *arguments, "--profile", graph.profile_id)
 
-    before = reverie("status")
-    filled = reverie("backfill")
-    after = reverie("status")
+    before = await embeddings("status")
+    filled = await embeddings("backfill")
+    after = await embeddings("status")
 
     assert before.returncode == filled.returncode == after.returncode == 0, filled.stderr
     assert f"{graph.profile_id}: 0 embedded with {embedder.model_id}, 2 pending" in before.stdout

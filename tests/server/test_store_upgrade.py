@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 from mcp import Client
 
@@ -24,7 +25,7 @@ from graph.access import ConnectionSettings
 from graph.localdb import LocalNeo4j
 from graph.localdb.config import NEO4J_VERSION
 from server.app import build_server
-from tests.server.conftest import run_reverie, settings_for, structured
+from tests.server.conftest import reverie, settings_for, structured
 from tests.server.support import database
 
 pytestmark = pytest.mark.anyio
@@ -48,14 +49,14 @@ def upgraded() -> Iterator[tuple[LocalNeo4j, ConnectionSettings]]:
         shutil.rmtree(local.instance_dir, ignore_errors=True)
 
 
-def _export(settings: ConnectionSettings, path: Path) -> list[str]:
+async def _export(settings: ConnectionSettings, path: Path) -> list[str]:
     env = {**os.environ, "NEO4J_URI": settings.uri, "NEO4J_USERNAME": settings.username}
     env["NEO4J_PASSWORD"] = settings.password
     arguments = ("profile", "export", LEGACY_PROFILE, "--embeddings", "--output", str(path))
-    done = run_reverie(env, *arguments, timeout=600)
+    done = await reverie(env, *arguments, seconds=600)
     assert done.returncode == 0, done.stderr
     # Without the header, which carries the export's time, and the closing line, which hashes it.
-    return path.read_text(encoding="utf-8").splitlines()[1:-1]
+    return (await anyio.Path(path).read_text(encoding="utf-8")).splitlines()[1:-1]
 
 
 def test_the_old_store_is_backed_up_before_the_new_server_opens_it(
@@ -76,7 +77,7 @@ async def test_the_profile_exports_exactly_as_before_and_searches_in_meaning(
     _, settings = upgraded
     # Exported first: a recall then logs its question in the profile (recall signals).
     before = (FIXTURES / "neo4j-5.26.30-export.jsonl").read_text(encoding="utf-8").splitlines()[1:-1]
-    assert _export(settings, tmp_path / "after.jsonl") == before
+    assert await _export(settings, tmp_path / "after.jsonl") == before
     async with Client(build_server(settings_for(settings, LEGACY_PROFILE), "stdio")) as client:
         question = {"query": "Where did the person go running?"}
         found = structured(await client.call_tool("recall_memory", question))

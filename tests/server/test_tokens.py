@@ -10,6 +10,7 @@ import stat
 import subprocess
 from pathlib import Path
 
+import anyio
 import httpx2
 import pytest
 
@@ -17,7 +18,7 @@ from bench.processes import serving
 from graph.localdb import free_port
 from server.auth import add_token, load_token_file
 from server.token_registry import TokenRegistry
-from tests.server.conftest import REVERIE, HttpServer, run_reverie
+from tests.server.conftest import REVERIE, HttpServer, reverie, run_reverie
 from tests.server.support import INITIALIZE, MCP_HEADERS, start_failure
 
 pytestmark = pytest.mark.anyio
@@ -51,7 +52,7 @@ async def initialize_status(server: HttpServer, token: str) -> int:
 async def test_a_token_added_to_the_file_works_at_once_and_a_revoked_one_is_refused(
     http_server: HttpServer, profile_id: str
 ) -> None:
-    late = create(http_server.tokens_file, profile_id, "late")
+    late = await anyio.to_thread.run_sync(create, http_server.tokens_file, profile_id, "late")
     assert await initialize_status(http_server, late) == 200
 
     async with httpx2.AsyncClient(base_url=http_server.base, timeout=30) as page:
@@ -59,7 +60,7 @@ async def test_a_token_added_to_the_file_works_at_once_and_a_revoked_one_is_refu
         assert signed.status_code == 303
         assert (await page.get("/review")).status_code == 200
 
-        revoked = run_reverie(token_env(http_server.tokens_file), "token", "revoke", "rw")
+        revoked = await reverie(token_env(http_server.tokens_file), "token", "revoke", "rw")
         assert revoked.returncode == 0, revoked.stderr
 
         assert await initialize_status(http_server, http_server.write_token) == 401
@@ -222,11 +223,11 @@ def test_a_symlinked_token_file_is_written_through_and_a_dangling_one_is_refused
 
 
 async def test_a_write_token_reads_too(http_server: HttpServer, profile_id: str) -> None:
-    writer = create(http_server.tokens_file, profile_id, "writer", scopes="write")
+    writer = await anyio.to_thread.run_sync(create, http_server.tokens_file, profile_id, "writer", "write")
     assert await initialize_status(http_server, writer) == 200
     async with httpx2.AsyncClient(base_url=http_server.base, timeout=30) as page:
         assert (await page.post("/review/login", data={"token": writer})).status_code == 303
-    listed = run_reverie(token_env(http_server.tokens_file), "token", "list")
+    listed = await reverie(token_env(http_server.tokens_file), "token", "list")
     assert ["writer", profile_id, "read,write"] in [line.split()[1:] for line in listed.stdout.splitlines()]
 
 
@@ -236,7 +237,7 @@ async def test_a_token_name_is_one_printable_line_and_shown_escaped(
     env = token_env(http_server.tokens_file)
     before = http_server.tokens_file.read_bytes()
     for name in ("laptop\nINFO forged", "bell\x07", "tab\there"):
-        refused = run_reverie(env, "token", "create", "--profile", profile_id, "--name", name)
+        refused = await reverie(env, "token", "create", "--profile", profile_id, "--name", name)
         assert refused.returncode == 2 and "control characters" in refused.stderr, refused.stderr
         assert "Traceback" not in refused.stderr
     assert http_server.tokens_file.read_bytes() == before
@@ -249,5 +250,5 @@ async def test_a_token_name_is_one_printable_line_and_shown_escaped(
     logged = http_server.log.read_text()
     assert "added laptop\\nINFO forged (" in logged
     assert not any(line.startswith("INFO forged") for line in logged.splitlines())
-    listed = run_reverie(env, "token", "list").stdout.splitlines()
+    listed = (await reverie(env, "token", "list")).stdout.splitlines()
     assert len(listed) == 1 + len(content["tokens"]) + 1 and not listed[-1].startswith("INFO"), listed

@@ -77,7 +77,7 @@ SAME_MOMENT: Final = timedelta(hours=6)
 # Words that carry the tone of a conversation, not its topic. A pair whose only common
 # ground is these ("hey", "thanks", "since we talked") is not a connection.
 _FILLER_TEXT = """
-    hey hi hello hiya howdy bye goodbye thanks thank thx cheers welcome sorry please
+    hey hi hello hiya howdy bye goodbye thanks thank thx cheers welcome sorry please congrats
     wow whoa ooh aww yay woohoo haha hahaha lol omg hmm umm well oh ah
     cool awesome amazing great nice good fine fantastic wonderful lovely super glad happy
     sure totally definitely absolutely exactly indeed literally actually basically honestly

@@ -14,7 +14,17 @@ from graph.dreams.models import DreamDraft, DreamKind, DreamStatus, sources_key
 from graph.dreams.night import by_turns, take_unused
 from graph.dreams.records import CitedFragment, EarlierTheme, Memory
 from graph.dreams.review import retired_of
-from graph.dreams.themes import distinct_threads, grown, sittings_of, themes_in
+from graph.dreams.themes import (
+    FALLBACK_COHERENCE,
+    MAX_BETWEEN_PAIRS,
+    MIN_BETWEEN_PAIRS,
+    between_threads,
+    coherence_bar,
+    distinct_threads,
+    grown,
+    sittings_of,
+    themes_in,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -156,3 +166,19 @@ def test_one_theme_per_thread_and_none_repeating_an_earlier_dream() -> None:
     dreamed_together = {KAYAK[0].id: {KAYAK[1].id}, KAYAK[1].id: {KAYAK[0].id}}
     assert distinct_threads([kayak], dreamed_together) == []
     assert distinct_threads([replace(kayak, builds_on="d1")], dreamed_together) != [], "a thread that grew"
+
+
+def test_the_coherence_bar_is_what_few_pairsbetween_threads_reach() -> None:
+    between = [index / 100 for index in range(-100, 100)]  # -1.00 .. 0.99 units, 200 pairs
+    assert coherence_bar(between) == pytest.approx(0.96), "2% of the pairs reach 0.96 or more"
+    assert coherence_bar(list(reversed(between))) == coherence_bar(between)
+    assert coherence_bar(between[: MIN_BETWEEN_PAIRS - 1]) == FALLBACK_COHERENCE, "too few to tell"
+
+
+def test_pairsbetween_threads_leave_out_pairs_a_theme_cites_and_stay_bounded() -> None:
+    members = [memory(f"note {index}", index, f"m{index:03d}") for index in range(80)]
+    within = {("m000", "m001"), ("m001", "m002")}
+    between = between_threads(members, within)
+    assert not within & set(between) and all(first < second for first, second in between)
+    assert len(between) <= MAX_BETWEEN_PAIRS < 80 * 79 // 2
+    assert between == between_threads(list(reversed(members)), within), "the same pairs each time"

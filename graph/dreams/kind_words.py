@@ -30,8 +30,9 @@ def theme_draft(theme: Theme) -> DreamDraft:
     quotes = "; ".join(_quoted(memory, term) for memory in sources)
     grew = " It has come up again since the last dream about it." if theme.builds_on else ""
     meaning = (
-        f" On average its memories are {theme.coherence:+.1f} units (tenths of cosine) closer to each other "
-        "than to their usual neighbours."
+        f" Its memories' closeness to each other, beside their usual neighbours, averages "
+        f"{theme.coherence:+.1f} units (tenths of cosine): closer than nearly every pair of this "
+        "profile's memories from different threads."
         if theme.coherence is not None
         else ""
     )

@@ -31,9 +31,9 @@ def theme_draft(theme: Theme) -> DreamDraft:
     grew = " It has come up again since the last dream about it." if theme.builds_on else ""
     meaning = (
         f" Its memories' closeness to each other, beside their usual neighbours, averages "
-        f"{theme.coherence:+.1f} units (tenths of cosine): closer than nearly every pair of this "
-        "profile's memories from different threads."
-        if theme.coherence is not None
+        f"{theme.coherence:+.1f} units (tenths of cosine), at or above the {theme.bar:+.1f} this "
+        "profile's memories set for one subject that night."
+        if theme.coherence is not None and theme.bar is not None
         else ""
     )
     rationale = (

@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
-from itertools import combinations
+from itertools import combinations, islice
 from statistics import fmean
 from typing import Final
 
@@ -74,9 +74,9 @@ MAX_WEIGHED: Final = 30
 # The bar a theme's sources clear together: on average closer (CSLS units) than this share of the
 # pairs of memories from different candidate threads, which are memories of the same substance
 # sharing no thread. So the bar follows how tightly this profile's memories sit with this model.
-# On the LoCoMo development split it lies at -0.13 to -0.29 units; the fixed bar before it (0,
-# closer than their usual neighbours) passed 9 themes of 289 candidates, this one about twice
-# as many at no lower share of them tied by one question's evidence (figures in docs/dreaming.md).
+# On the LoCoMo development split it lies at -0.12 to -0.26 units; of the 163 candidate threads
+# there, the fixed bar before it (0, closer than their usual neighbours) passed 7, 3 of them tied
+# by one question's evidence, and this one 17, 7 of them (docs/benchmarks.md).
 COHERENCE_QUANTILE: Final = 0.98
 # Fewer pairs between threads than this say little about the profile: the bar is then 0 units.
 MIN_BETWEEN_PAIRS: Final = 100
@@ -97,6 +97,7 @@ class Theme:
     weight: float
     builds_on: str | None = None
     coherence: float | None = None  # CSLS units, when the sources have vectors
+    bar: float | None = None  # the CSLS units the coherence had to reach that night
 
 
 def sittings_of(memories: Iterable[Memory]) -> list[list[Memory]]:
@@ -276,7 +277,7 @@ async def _coherent(space: MeaningSpace, themes: Sequence[Theme]) -> list[Theme]
         scores = [score for pair in pairs if (score := closeness(pair)) is not None]
         coherence = fmean(scores) if scores else None
         if coherence is None or coherence >= bar:
-            kept.append(replace(theme, coherence=coherence))
+            kept.append(replace(theme, coherence=coherence, bar=bar))
     return kept
 
 
@@ -284,9 +285,11 @@ def between_threads(members: Sequence[Memory], within: set[tuple[str, str]]) -> 
     """Pairs of the members that no theme cites together, at most `MAX_BETWEEN_PAIRS` of them
     spread evenly over all (the same ones for the same themes)."""
     ids = sorted(member.id for member in members)
-    pairs = [pair for pair in combinations(ids, 2) if pair not in within]
-    step = max(1, math.ceil(len(pairs) / MAX_BETWEEN_PAIRS))
-    return pairs[::step]
+    # Strided without listing every pair first: a whole profile weighs every candidate thread,
+    # and thousands of sources make millions of pairs. `within` holds pairs of members only.
+    count = len(ids) * (len(ids) - 1) // 2 - len(within)
+    step = max(1, math.ceil(count / MAX_BETWEEN_PAIRS))
+    return list(islice((pair for pair in combinations(ids, 2) if pair not in within), 0, None, step))
 
 
 def coherence_bar(between: Sequence[float]) -> float:

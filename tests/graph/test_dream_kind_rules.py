@@ -168,14 +168,14 @@ def test_one_theme_per_thread_and_none_repeating_an_earlier_dream() -> None:
     assert distinct_threads([replace(kayak, builds_on="d1")], dreamed_together) != [], "a thread that grew"
 
 
-def test_the_coherence_bar_is_what_few_pairsbetween_threads_reach() -> None:
+def test_the_coherence_bar_is_what_few_pairs_between_threads_reach() -> None:
     between = [index / 100 for index in range(-100, 100)]  # -1.00 .. 0.99 units, 200 pairs
     assert coherence_bar(between) == pytest.approx(0.96), "2% of the pairs reach 0.96 or more"
     assert coherence_bar(list(reversed(between))) == coherence_bar(between)
     assert coherence_bar(between[: MIN_BETWEEN_PAIRS - 1]) == FALLBACK_COHERENCE, "too few to tell"
 
 
-def test_pairsbetween_threads_leave_out_pairs_a_theme_cites_and_stay_bounded() -> None:
+def test_pairs_between_threads_leave_out_pairs_a_theme_cites_and_stay_bounded() -> None:
     members = [memory(f"note {index}", index, f"m{index:03d}") for index in range(80)]
     within = {("m000", "m001"), ("m001", "m002")}
     between = between_threads(members, within)

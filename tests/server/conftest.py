@@ -8,15 +8,17 @@ import subprocess
 import sys
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import pytest
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult
 
 from bench.processes import ServerStartError, free_port, serving
@@ -122,6 +124,16 @@ class HttpServer:
     def url(self) -> str:
         """The MCP endpoint."""
         return f"{self.base}/mcp"
+
+
+@asynccontextmanager
+async def http_mcp(server: HttpServer, token: str, **options: Any) -> AsyncIterator[Client]:
+    """An MCP client of `server` over Streamable HTTP, every request signed with `token`;
+    `options` go to `Client` (a sampling callback, say)."""
+    signed = {"Authorization": f"Bearer {token}"}
+    http = httpx2.AsyncClient(headers=signed, timeout=httpx2.Timeout(30, read=300))
+    async with http, Client(streamable_http_client(server.url, http_client=http), **options) as client:
+        yield client
 
 
 @contextmanager

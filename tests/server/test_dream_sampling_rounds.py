@@ -7,10 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx2
 import pytest
 from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INVALID_PARAMS,
@@ -22,7 +20,7 @@ from mcp_types import (
 
 from graph.access import ConnectionSettings
 from graph.dreams.generator import LinkGenerator
-from tests.server.conftest import HttpServer, structured
+from tests.server.conftest import HttpServer, http_mcp, structured
 from tests.server.support import MEMORIES
 from tests.server.test_dream_sampling import (
     HYPOTHESIS,
@@ -129,12 +127,6 @@ async def test_a_dry_run_asks_too_writes_nothing_and_reports_progress(
     assert messages == ["reflect done", "re_evaluate done", "dream done"]
 
 
-def http_client(token: str) -> httpx2.AsyncClient:
-    return httpx2.AsyncClient(
-        headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30, read=300)
-    )
-
-
 async def test_over_streamable_http_the_client_on_its_default_protocol_gets_the_models_dreams(
     http_server: HttpServer,
 ) -> None:
@@ -145,12 +137,7 @@ async def test_over_streamable_http_the_client_on_its_default_protocol_gets_the_
         asked += 1
         return text_answer(judged(True), "http-model")
 
-    async with (
-        http_client(http_server.write_token) as http,
-        Client(
-            streamable_http_client(http_server.url, http_client=http), sampling_callback=sampling
-        ) as client,
-    ):
+    async with http_mcp(http_server, http_server.write_token, sampling_callback=sampling) as client:
         assert client.protocol_version == "2026-07-28"
         for text in MEMORIES:
             structured(await client.call_tool("remember", {"content": text}))

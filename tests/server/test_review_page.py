@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -27,7 +27,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from graph.access import ConnectionSettings
 from server.app import build_server
-from tests.server.conftest import CallTool, HttpServer, settings_for, structured
+from tests.server.conftest import CallTool, HttpServer, http_mcp, settings_for, structured
 from tests.server.support import claim_of, dream_words, first_dream, remember_all
 
 pytestmark = pytest.mark.anyio
@@ -63,6 +63,19 @@ def page(browser: WebDriver) -> WebDriver:
     browser.delete_all_cookies()
     browser.set_window_size(1100, 900)
     return browser
+
+
+@pytest.fixture
+async def call(http_server: HttpServer) -> AsyncIterator[CallTool]:
+    """Tool calls to the page's own server. Never to one in this process: Selenium blocks the
+    event loop, and a server on it would hold its transaction open while the page's write
+    waited on its locks (a deadlock across processes; one CI run's accept_claim ran out 15 s)."""
+    async with http_mcp(http_server, http_server.write_token) as client:
+
+        async def call_tool(name: str, **arguments: Any) -> dict[str, Any]:
+            return structured(await client.call_tool(name, arguments))
+
+        yield call_tool
 
 
 def screenshot(browser: WebDriver, name: str) -> None:

@@ -16,7 +16,6 @@ from typing import Any
 import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
@@ -28,6 +27,7 @@ from tests.server.conftest import (
     REVERIE,
     HttpServer,
     error_text,
+    http_mcp,
     http_serving,
     run_reverie,
     structured,
@@ -157,17 +157,8 @@ def test_stdio_answers_a_line_it_cannot_read_with_a_parse_error(
 # --- Streamable HTTP ----------------------------------------------------------------------
 
 
-def http_client(token: str) -> httpx2.AsyncClient:
-    return httpx2.AsyncClient(
-        headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30, read=300)
-    )
-
-
 async def test_http_with_a_write_token_lists_remembers_and_recalls(http_server: HttpServer) -> None:
-    async with (
-        http_client(http_server.write_token) as http,
-        Client(streamable_http_client(http_server.url, http_client=http)) as client,
-    ):
+    async with http_mcp(http_server, http_server.write_token) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         check_tool_list(tools)
         stored = structured(await client.call_tool("remember", {"content": "My sister Ines lives in Porto."}))
@@ -175,10 +166,7 @@ async def test_http_with_a_write_token_lists_remembers_and_recalls(http_server: 
         assert [item["id"] for item in found["results"]] == [stored["fragment"]["id"]]
 
     # Another profile's token reaches the same server but none of this profile's memories.
-    async with (
-        http_client(http_server.other_profile_token) as http,
-        Client(streamable_http_client(http_server.url, http_client=http)) as client,
-    ):
+    async with http_mcp(http_server, http_server.other_profile_token) as client:
         found = structured(await client.call_tool("recall_memory", {"query": "sister Porto"}))
         assert found["results"] == []
 
@@ -211,10 +199,7 @@ async def test_http_advertises_no_oauth_metadata(http_server: HttpServer) -> Non
 
 
 async def test_http_read_only_token_recalls_but_cannot_remember(http_server: HttpServer) -> None:
-    async with (
-        http_client(http_server.read_token) as http,
-        Client(streamable_http_client(http_server.url, http_client=http)) as client,
-    ):
+    async with http_mcp(http_server, http_server.read_token) as client:
         found = structured(await client.call_tool("recall_memory", {"query": "anything"}))
         assert found["results"] == []
         refused = error_text(await client.call_tool("remember", {"content": "I moved to Glasgow in May."}))
@@ -222,10 +207,7 @@ async def test_http_read_only_token_recalls_but_cannot_remember(http_server: Htt
         health = structured(await client.call_tool("reflect_memories", {}))
         assert health["counts"]["candidate_claims"] == 0
 
-    async with (
-        http_client(http_server.write_token) as http,
-        Client(streamable_http_client(http_server.url, http_client=http)) as client,
-    ):
+    async with http_mcp(http_server, http_server.write_token) as client:
         found = structured(await client.call_tool("recall_memory", {"query": "Glasgow"}))
         assert found["results"] == [], "the refused remember wrote something"
 

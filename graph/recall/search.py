@@ -35,31 +35,36 @@ class _QueryVector:
     min_score: float
 
 
+def fulltext_params(request: RecallRequest, words: list[str], terms: str) -> dict[str, Any]:
+    """The parameters of `FULLTEXT_SEARCH` for `request` (the profile's own are added by the
+    transaction)."""
+    return {
+        "searches": [
+            {"kind": kind, "index": search.index, "statuses": " OR ".join(request.statuses(kind))}
+            for kind, search in KINDS.items()
+        ],
+        "statuses": {kind: list(request.statuses(kind)) for kind in KINDS},
+        "words": words,
+        "terms": terms,
+        "cap": q.STATISTICS_CAP,
+        "per_word": q.PER_WORD,
+        "k1": K1,
+        "b": B,
+        "most": MOST_DAMPING,
+        "limit": request.candidates,
+        "shares": q.SHARES_PER_KIND,
+        "dream_limit": RELATED_DREAMS_LIMIT,
+        "known_at": request.known_at,
+        "valid_at": request.valid_at,
+    }
+
+
 async def lexical_search(
     tx: ProfileTx, request: RecallRequest, words: list[str], terms: str
 ) -> tuple[dict[RecallKind, list[FoundMemory]], dict[str, float], list[RecalledDream]]:
     """Each kind's memories matching `words`, best first, with their lexical shares (more of
     them in the second map), and the open dreams whose text matches `terms`."""
-    searches = [
-        {"kind": kind, "index": search.index, "statuses": " OR ".join(request.statuses(kind))}
-        for kind, search in KINDS.items()
-    ]
-    row = await tx.one(
-        q.FULLTEXT_SEARCH,
-        searches=searches,
-        statuses={kind: list(request.statuses(kind)) for kind in KINDS},
-        words=words,
-        terms=terms,
-        cap=q.STATISTICS_CAP,
-        k1=K1,
-        b=B,
-        most=MOST_DAMPING,
-        limit=request.candidates,
-        shares=q.SHARES_PER_KIND,
-        dream_limit=RELATED_DREAMS_LIMIT,
-        known_at=request.known_at,
-        valid_at=request.valid_at,
-    )
+    row = await tx.one(q.FULLTEXT_SEARCH, **fulltext_params(request, words, terms))
     ranked: dict[RecallKind, list[FoundMemory]] = {kind: [] for kind in KINDS}
     for memory in sorted(map(FoundMemory.from_row, row["memories"]), key=lambda memory: -memory.score):
         ranked[memory.kind].append(memory)
@@ -68,10 +73,9 @@ async def lexical_search(
 
 
 async def semantic_search(
-    tx: ProfileTx, request: RecallRequest, query: _QueryVector, lexical: dict[RecallKind, list[str]]
-) -> tuple[dict[RecallKind, list[FoundMemory]], dict[str, float]]:
-    """Each kind's memories nearest the query, and the cosine score of the `lexical` candidates
-    not among them."""
+    tx: ProfileTx, request: RecallRequest, query: _QueryVector
+) -> dict[RecallKind, list[FoundMemory]]:
+    """Each kind's memories nearest the query."""
     search = SemanticSearch(
         vector=query.vector,
         model_id=query.model_id,
@@ -83,10 +87,19 @@ async def semantic_search(
         valid_at=request.valid_at,
     )
     lists = await semantic_lists(tx, search)
-    near = {kind: lists.get(EmbeddedKind(kind), []) for kind in KINDS}
+    return {kind: lists.get(EmbeddedKind(kind), []) for kind in KINDS}
+
+
+async def meaning_of_the_rest(
+    tx: ProfileTx,
+    query: _QueryVector,
+    lexical: dict[RecallKind, list[str]],
+    near: dict[RecallKind, list[FoundMemory]],
+) -> dict[str, float]:
+    """The cosine score of the `lexical` candidates the semantic lane did not bring (`near`)."""
     brought = {memory.id for memories in near.values() for memory in memories}
     others = {EmbeddedKind(kind): [one for one in ids if one not in brought] for kind, ids in lexical.items()}
-    return near, await similarities(tx, query.vector, query.model_id, others)
+    return await similarities(tx, query.vector, query.model_id, others)
 
 
 async def _evidence(tx: ProfileTx, items: list[RecallItem]) -> dict[str, list[Evidence]]:
@@ -123,12 +136,13 @@ async def _together(*jobs: Callable[[], Coroutine[Any, Any, None]]) -> None:
 async def _run_lanes(
     graph: ProfileGraph, request: RecallRequest, terms: str, vectors: VectorKeeper | None
 ) -> tuple[LaneResults, list[RecalledDream]]:
-    """Both lanes: the database answers the lexical search while the model encodes the query
-    (outside any transaction: a retried transaction must not re-run it). The semantic search
-    then also reads the cosines of the lexical candidates, so it starts once those are known.
-    The vector search waits for this process's earlier writes of the profile to have their
-    vectors (a wait that starts as the query is encoded), so what was just remembered is found
-    by meaning too. The lexical search also finds the open dreams whose text matches the query."""
+    """Both lanes at once: the database answers the lexical search while the model encodes the
+    query (outside any transaction: a retried transaction must not re-run it) and then while it
+    answers the vector search. Once both are known, one more query reads the cosines of the
+    lexical candidates the vector search did not bring. The vector search waits for this
+    process's earlier writes of the profile to have their vectors (a wait that starts as the
+    query is encoded), so what was just remembered is found by meaning too. The lexical search
+    also finds the open dreams whose text matches the query."""
     lanes, dreams = LaneResults(), list[RecalledDream]()
     lexical_done = anyio.Event()
 
@@ -144,10 +158,12 @@ async def _run_lanes(
         async with anyio.create_task_group() as group:
             group.start_soon(keeper.settled, graph)
             query = _QueryVector(await model.query(request.query), model.model_id, model.spec.min_score)
+        near = await graph.read_alone(semantic_search, request, query)
         await lexical_done.wait()
-        lanes.semantic, lanes.similarities = await graph.read_alone(
-            semantic_search, request, query, lexical_ids(lanes.lexical)
+        lanes.similarities = await graph.read_alone(
+            meaning_of_the_rest, query, lexical_ids(lanes.lexical), near
         )
+        lanes.semantic = near
 
     await _together(lexical, *([partial(semantic, vectors)] if vectors is not None else []))
     return lanes, dreams

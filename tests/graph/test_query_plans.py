@@ -15,7 +15,11 @@ from typing import Any
 import pytest
 
 from graph.access import GraphStore
+from graph.recall.queries import FULLTEXT_SEARCH
+from graph.recall.request import RecallRequest, search_terms, search_words
+from graph.recall.search import fulltext_params
 from graph.scope import ScopedQuery
+from graph.text import profile_key
 
 pytestmark = pytest.mark.anyio
 
@@ -59,3 +63,40 @@ async def test_no_profile_query_scans_a_label(store: GraphStore) -> None:
         if scans:
             scanning[query.name] = scans
     assert scanning == {}
+
+
+async def _db_hits_of_a_recall(store: GraphStore, profile_id: str, query: str) -> int:
+    request = RecallRequest(query)
+    params = {
+        **fulltext_params(request, search_words(request), search_terms(request)),
+        "profile_id": profile_id,
+        "profile_key": profile_key(profile_id),
+    }
+    result = await store.driver.execute_query(
+        "PROFILE " + FULLTEXT_SEARCH.text, params, database_=store.settings.database
+    )
+
+    def hits(plan: dict[str, Any]) -> int:
+        return int(plan.get("dbHits", 0)) + sum(hits(child) for child in plan.get("children", []))
+
+    return hits(result.summary.profile)
+
+
+async def test_memories_no_longer_live_cost_a_recall_nothing(store: GraphStore, profile_id: str) -> None:
+    """The lane counts a profile's live memories of each kind (its term statistics' N) through the
+    indexes that hold the status. Counted through the time indexes instead, every promoted claim
+    and superseded fact of the profile was read again on every recall."""
+    before = await _db_hits_of_a_recall(store, profile_id, "lighthouse keeper")
+    # Rows written directly: this test is about what a recall reads, not how they came to be.
+    await store.driver.execute_query(
+        """
+        UNWIND range(1, 40) AS n
+        CREATE (:Claim {profile_id: $profile_id, id: 'c' + n, status: 'promoted', text: 'moved to Porto',
+                        created_at: datetime()})
+        CREATE (:Fact {profile_id: $profile_id, id: 'f' + n, status: 'superseded', text: 'lives in Lisbon',
+                       recorded_at: datetime()})
+        """,
+        profile_id=profile_id,
+        database_=store.settings.database,
+    )
+    assert await _db_hits_of_a_recall(store, profile_id, "lighthouse keeper") == before

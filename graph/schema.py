@@ -73,6 +73,7 @@ SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE INDEX forgotten_key IF NOT EXISTS FOR (n:Forgotten) ON (n.profile_id, n.idempotency_key)",
     "CREATE INDEX fragment_created IF NOT EXISTS FOR (n:SourceFragment) ON (n.profile_id, n.created_at)",
     "CREATE INDEX fragment_status IF NOT EXISTS FOR (n:SourceFragment) ON (n.profile_id, n.status)",
+    "CREATE INDEX fragment_occurred IF NOT EXISTS FOR (n:SourceFragment) ON (n.profile_id, n.occurred_at)",
     "CREATE INDEX claim_status_created IF NOT EXISTS FOR (n:Claim) ON (n.profile_id, n.status, n.created_at)",
     "CREATE INDEX claim_key IF NOT EXISTS FOR (n:Claim) ON (n.profile_id, n.claim_key)",
     "CREATE INDEX claim_slot IF NOT EXISTS FOR (n:Claim) ON (n.profile_id, n.slot)",

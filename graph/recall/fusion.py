@@ -14,6 +14,9 @@ sum. Pure functions, no database.
   (`ModelSpec.min_cosine`, under which a memory is not related), as a share of the way from
   that floor to 1. Each candidate's cosine is exact, whichever lane brought it.
 
+The turn said right after a chosen question then takes a share of that question's lead over
+its own score (`lift_neighbours`; `graph/recall/neighbours.py` says why).
+
 The old fusion rescaled each lane onto 0..1 over its own candidates, so the best lexical
 candidate scored 1 even when all it matched was a word every memory has; on ten memories about
 Ada, 5 of 9 paraphrase questions found their memory in the top 3, and 9 of 9 with these scores.
@@ -23,7 +26,7 @@ The weight was chosen on the LoCoMo development split holding out each conversat
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -33,6 +36,10 @@ from graph.recall.models import RecallItem, RecallKind, RecallLane
 from graph.recall.records import FoundMemory
 
 SEMANTIC_WEIGHT: Final = 0.65
+# The share of a chosen question's lead over its own score that the turn said next takes. Chosen
+# on the LoCoMo development split holding out each conversation in turn (0, 0.25, 0.5, 0.75 and
+# 1 tried; every fold chose 0.75): docs/recall.md.
+NEIGHBOUR_SHARE: Final = 0.75
 # Okapi BM25's saturation and length normalisation, as Lucene sets them.
 K1: Final = 1.2
 B: Final = 0.75
@@ -67,16 +74,25 @@ class Candidate:
     lexical: float = 0.0
     semantic: float = 0.0
     score: float = 0.0
+    # Its score was raised by the chosen question it answers.
+    lifted: bool = False
 
     @property
     def lanes(self) -> list[RecallLane]:
-        """The lanes that found it: its words match the query's, its meaning is above the floor."""
+        """The lanes that found it: its words match the query's, its meaning is above the floor,
+        it answers a stronger result's question."""
         found: list[RecallLane] = []
         if self.lexical > 0:
             found.append("lexical")
         if self.semantic > 0:
             found.append("semantic")
+        if self.lifted:
+            found.append("context")
         return found
+
+    def own_score(self, weight: float) -> float:
+        """Its two lanes' shares, weighed (`weight` is the meaning share's)."""
+        return round((1 - weight) * self.lexical + weight * self.semantic, 6)
 
     def item(self) -> RecallItem:
         return RecallItem(
@@ -104,17 +120,53 @@ def _candidates(lanes: LaneResults, min_cosine: float) -> dict[str, Candidate]:
     return candidates
 
 
-def fuse(lanes: LaneResults, min_cosine: float, limit: int) -> list[Candidate]:
-    """The `limit` best memories of both lanes, best first, each carrying its fused score."""
-    weight = SEMANTIC_WEIGHT if lanes.semantic is not None else 0.0
-    candidates = _candidates(lanes, min_cosine)
-    for found in candidates.values():
-        found.score = round((1 - weight) * found.lexical + weight * found.semantic, 6)
+def _lane_weight(lanes: LaneResults) -> float:
+    return SEMANTIC_WEIGHT if lanes.semantic is not None else 0.0
+
+
+def _ranked(candidates: Iterable[Candidate], limit: int) -> list[Candidate]:
     ranked = sorted(
-        candidates.values(),
+        candidates,
         key=lambda found: (-found.score, -found.memory.quality, -found.memory.created_at.timestamp()),
     )
     return ranked[:limit]
+
+
+def fuse(lanes: LaneResults, min_cosine: float, limit: int) -> list[Candidate]:
+    """The `limit` best memories of both lanes, best first, each carrying its fused score."""
+    weight = _lane_weight(lanes)
+    candidates = _candidates(lanes, min_cosine)
+    for found in candidates.values():
+        found.score = found.own_score(weight)
+    return _ranked(candidates.values(), limit)
+
+
+def lift_neighbours(
+    chosen: Sequence[Candidate],
+    neighbours: Sequence[tuple[str, FoundMemory]],
+    lanes: LaneResults,
+    min_cosine: float,
+    limit: int,
+) -> list[Candidate]:
+    """`chosen` and the turns said right after its questions (`neighbours`: pairs of a chosen
+    question's id and the next turn, scored by cosine), the `limit` best. A next turn scores as
+    any candidate would, and at least its own score plus `NEIGHBOUR_SHARE` of the question's
+    lead."""
+    weight = _lane_weight(lanes)
+    anchors = {found.memory.id: found.score for found in chosen}
+    pool = {found.memory.id: found for found in chosen}
+    for anchor_id, memory in neighbours:
+        found = pool.get(memory.id)
+        if found is None:
+            lexical = lanes.shares.get(memory.id, 0.0)
+            semantic = meaning_share(memory.score, min_cosine) if weight else 0.0
+            found = pool[memory.id] = Candidate(memory, lexical=lexical, semantic=semantic)
+            found.score = found.own_score(weight)
+        own = found.own_score(weight)
+        lifted = round(own + NEIGHBOUR_SHARE * (anchors[anchor_id] - own), 6)
+        if lifted > found.score:
+            found.score, found.lifted = lifted, True
+    return _ranked(pool.values(), limit)
 
 
 def clarifications_of(memories: Sequence[FoundMemory], limit: int) -> list[ClarificationView]:

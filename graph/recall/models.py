@@ -10,7 +10,7 @@ from pydantic import Field
 from graph.base import Frozen
 from graph.memory.models import Authority, ClarificationView
 
-RecallLane = Literal["lexical", "semantic"]
+RecallLane = Literal["lexical", "semantic", "context"]
 RecallKind = Literal["fact", "claim", "fragment"]
 
 
@@ -29,7 +29,9 @@ class RecallItem(Frozen):
     score: float = Field(
         description="Fused relevance, 0 to 1: 0.35 of the query words matched, 0.65 of meaning"
     )
-    lanes: list[RecallLane] = Field(description="Which searches found it: by words (lexical), by meaning")
+    lanes: list[RecallLane] = Field(
+        description="Found by words (lexical), meaning (semantic), as a found question's answer (context)"
+    )
     status: str
     created_at: datetime = Field(description="When it was stored")
     occurred_at: datetime | None = Field(

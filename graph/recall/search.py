@@ -20,8 +20,19 @@ from graph.clock import as_utc
 from graph.embedding.keeper import VectorKeeper
 from graph.embedding.kinds import EmbeddedKind
 from graph.recall import queries as q
-from graph.recall.fusion import K1, MOST_DAMPING, B, LaneResults, clarifications_of, fuse, lexical_ids
+from graph.recall.fusion import (
+    K1,
+    MOST_DAMPING,
+    B,
+    Candidate,
+    LaneResults,
+    clarifications_of,
+    fuse,
+    lexical_ids,
+    lift_neighbours,
+)
 from graph.recall.models import Evidence, RecallItem, RecallKind, RecallResult
+from graph.recall.neighbours import asks, next_turns
 from graph.recall.records import FoundMemory, OwnedEvidence, RecalledDream
 from graph.recall.related import RELATED_DREAMS_LIMIT, related_dreams
 from graph.recall.request import KINDS, RecallRequest, search_terms, search_words
@@ -135,15 +146,16 @@ async def _together(*jobs: Callable[[], Coroutine[Any, Any, None]]) -> None:
 
 async def _run_lanes(
     graph: ProfileGraph, request: RecallRequest, terms: str, vectors: VectorKeeper | None
-) -> tuple[LaneResults, list[RecalledDream]]:
-    """Both lanes at once: the database answers the lexical search while the model encodes the
-    query (outside any transaction: a retried transaction must not re-run it) and then while it
-    answers the vector search. Once both are known, one more query reads the cosines of the
-    lexical candidates the vector search did not bring. The vector search waits for this
-    process's earlier writes of the profile to have their vectors (a wait that starts as the
-    query is encoded), so what was just remembered is found by meaning too. The lexical search
-    also finds the open dreams whose text matches the query."""
-    lanes, dreams = LaneResults(), list[RecalledDream]()
+) -> tuple[LaneResults, list[RecalledDream], _QueryVector | None]:
+    """Both lanes at once, and the query's vector when the semantic lane runs. The database
+    answers the lexical search while the model encodes the query (outside any transaction: a
+    retried transaction must not re-run it) and then while it answers the vector search. Once
+    both are known, one more query reads the cosines of the lexical candidates the vector
+    search did not bring. The vector search waits for this process's earlier writes of the
+    profile to have their vectors (a wait that starts as the query is encoded), so what was just
+    remembered is found by meaning too. The lexical search also finds the open dreams whose
+    text matches the query."""
+    lanes, dreams, encoded = LaneResults(), list[RecalledDream](), None
     lexical_done = anyio.Event()
 
     async def lexical() -> None:
@@ -154,6 +166,7 @@ async def _run_lanes(
         lexical_done.set()
 
     async def semantic(keeper: VectorKeeper) -> None:
+        nonlocal encoded
         model = keeper.embedder
         async with anyio.create_task_group() as group:
             group.start_soon(keeper.settled, graph)
@@ -163,10 +176,33 @@ async def _run_lanes(
         lanes.similarities = await graph.read_alone(
             meaning_of_the_rest, query, lexical_ids(lanes.lexical), near
         )
-        lanes.semantic = near
+        lanes.semantic, encoded = near, query
 
     await _together(lexical, *([partial(semantic, vectors)] if vectors is not None else []))
-    return lanes, dreams
+    return lanes, dreams, encoded
+
+
+async def _with_context(
+    graph: ProfileGraph,
+    request: RecallRequest,
+    lanes: LaneResults,
+    query: _QueryVector | None,
+    min_cosine: float,
+) -> list[Candidate]:
+    """The fusion's choice, then the turn said right after each question it chose, lifted
+    toward that question."""
+    chosen = fuse(lanes, min_cosine, request.limit)
+    anchors = [found.memory.id for found in chosen if asks(found.memory)]
+    if not anchors:
+        return chosen
+    neighbours = await graph.read_alone(
+        next_turns,
+        request,
+        query.vector if query is not None else None,
+        query.model_id if query is not None else None,
+        anchors,
+    )
+    return lift_neighbours(chosen, neighbours, lanes, min_cosine, request.limit)
 
 
 async def recall(
@@ -178,9 +214,9 @@ async def recall(
     terms = search_terms(request)
     # Stored times all carry an offset; a naive bound would compare as null and match nothing.
     request = replace(request, valid_at=as_utc(request.valid_at), known_at=as_utc(request.known_at))
-    lanes, dreams = await _run_lanes(graph, request, terms, vectors)
+    lanes, dreams, query = await _run_lanes(graph, request, terms, vectors)
     min_cosine = vectors.embedder.spec.min_cosine if vectors is not None else 0.0
-    chosen = fuse(lanes, min_cosine, request.limit)
+    chosen = await _with_context(graph, request, lanes, query, min_cosine)
     items = [found.item() for found in chosen]
     if request.include_evidence:
         items = await graph.read(_with_evidence, items)

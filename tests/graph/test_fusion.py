@@ -9,7 +9,15 @@ import pytest
 
 from graph.errors import InvalidInputError
 from graph.memory.models import ClarificationView
-from graph.recall.fusion import SEMANTIC_WEIGHT, LaneResults, clarifications_of, fuse, meaning_share
+from graph.recall.fusion import (
+    NEIGHBOUR_SHARE,
+    SEMANTIC_WEIGHT,
+    LaneResults,
+    clarifications_of,
+    fuse,
+    lift_neighbours,
+    meaning_share,
+)
 from graph.recall.models import RecallKind
 from graph.recall.records import FoundMemory
 from graph.recall.request import MAX_QUERY_CHARS, RecallRequest, search_terms, search_words
@@ -104,6 +112,32 @@ def test_ties_go_to_the_better_source_then_the_newer_memory() -> None:
         }
     )
     assert [found.memory.id for found in fuse(lanes, FLOOR, limit=2)] == ["good", "new"]
+
+
+def test_a_turn_said_next_to_a_chosen_result_takes_a_share_of_its_lead() -> None:
+    lanes = LaneResults(
+        lexical={"fragment": [memory("question", 0.9), memory("other", 0.5)]},
+        shares={"answer": 0.1},
+        semantic={"fragment": [memory("question", cosine(0.97))]},  # meaning share 0.9
+    )
+    chosen = fuse(lanes, FLOOR, limit=2)
+    lead = {found.memory.id: found.score for found in chosen}["question"]
+    answer = memory("answer", cosine(0.85))  # meaning share 0.5
+    ranked = lift_neighbours(chosen, [("question", answer)], lanes, FLOOR, limit=2)
+    own = (1 - SEMANTIC_WEIGHT) * 0.1 + SEMANTIC_WEIGHT * 0.5
+    assert [found.memory.id for found in ranked] == ["question", "answer"]
+    assert ranked[1].score == pytest.approx(own + NEIGHBOUR_SHARE * (lead - own), abs=1e-6)
+    assert ranked[1].lanes == ["lexical", "semantic", "context"]
+
+
+def test_a_neighbour_that_outscores_its_anchor_keeps_its_own_score_and_lanes() -> None:
+    lanes = LaneResults(lexical={"fragment": [memory("strong", 0.8), memory("weak", 0.3)]})
+    chosen = fuse(lanes, FLOOR, limit=2)
+    ranked = lift_neighbours(chosen, [("weak", memory("strong", 0.0))], lanes, FLOOR, limit=2)
+    assert [(found.memory.id, found.score, found.lanes) for found in ranked] == [
+        ("strong", 0.8, ["lexical"]),
+        ("weak", 0.3, ["lexical"]),
+    ]
 
 
 def question(question_id: str, age_days: int) -> ClarificationView:

@@ -28,6 +28,7 @@ MODULES = (
     "graph.memory.recalled",
     "graph.recall.queries",
     "graph.recall.semantic_queries",
+    "graph.recall.neighbour_queries",
     "graph.recall.signal_queries",
     "graph.dreams.queries",
     "graph.dreams.host_queries",

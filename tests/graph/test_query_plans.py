@@ -48,10 +48,16 @@ def _queries() -> Iterator[ScopedQuery]:
             yield from (query for query in found if isinstance(query, ScopedQuery))
 
 
-def _operators(plan: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    yield plan["operatorType"].split("@")[0], str(plan.get("args", {}).get("Details", ""))
+def _steps(plan: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Every operator of a plan, the root first."""
+    yield plan
     for child in plan.get("children", []):
-        yield from _operators(child)
+        yield from _steps(child)
+
+
+def _operators(plan: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    for step in _steps(plan):
+        yield step["operatorType"].split("@")[0], str(step.get("args", {}).get("Details", ""))
 
 
 async def test_no_profile_query_scans_a_label(store: GraphStore) -> None:
@@ -76,11 +82,7 @@ async def _db_hits_of_a_recall(store: GraphStore, profile_id: str, query: str) -
     result = await store.driver.execute_query(
         "PROFILE " + FULLTEXT_SEARCH.text, params, database_=store.settings.database
     )
-
-    def hits(plan: dict[str, Any]) -> int:
-        return int(plan.get("dbHits", 0)) + sum(hits(child) for child in plan.get("children", []))
-
-    return hits(result.summary.profile)
+    return sum(int(step.get("dbHits", 0)) for step in _steps(result.summary.profile))
 
 
 async def test_memories_no_longer_live_cost_a_recall_nothing(store: GraphStore, profile_id: str) -> None:

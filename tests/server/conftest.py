@@ -105,6 +105,12 @@ async def other_client(neo4j_settings: ConnectionSettings) -> AsyncIterator[Clie
 
 @pytest.fixture
 def call(client: Client) -> CallTool:
+    return caller(client)
+
+
+def caller(client: Client) -> CallTool:
+    """`client`'s tools as one call each: the structured result, or the test fails with the tool's error."""
+
     async def call_tool(name: str, **arguments: Any) -> dict[str, Any]:
         return structured(await client.call_tool(name, arguments))
 

@@ -10,7 +10,6 @@ import os
 import re
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 import httpx2
@@ -27,7 +26,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from graph.access import ConnectionSettings
 from server.app import build_server
-from tests.server.conftest import CallTool, HttpServer, http_mcp, settings_for, structured
+from tests.server.conftest import CallTool, HttpServer, caller, http_mcp, settings_for
 from tests.server.support import claim_of, dream_words, first_dream, remember_all
 
 pytestmark = pytest.mark.anyio
@@ -71,11 +70,7 @@ async def call(http_server: HttpServer) -> AsyncIterator[CallTool]:
     event loop, and a server on it would hold its transaction open while the page's write
     waited on its locks (a deadlock across processes; one CI run's accept_claim ran out 15 s)."""
     async with http_mcp(http_server, http_server.write_token) as client:
-
-        async def call_tool(name: str, **arguments: Any) -> dict[str, Any]:
-            return structured(await client.call_tool(name, arguments))
-
-        yield call_tool
+        yield caller(client)
 
 
 def screenshot(browser: WebDriver, name: str) -> None:
@@ -155,10 +150,7 @@ async def test_a_host_written_dream_shows_its_writer_statement_and_earlier_words
     name = '<img src=x onerror="window.pwned=1">'
     server = build_server(settings_for(neo4j_settings, profile_id), "stdio")
     async with Client(server, client_info=Implementation(name=name, version="1")) as client:
-
-        async def call(tool: str, **arguments: object) -> dict[str, Any]:
-            return structured(await client.call_tool(tool, arguments))
-
+        call = caller(client)
         await remember_all(call)
         [candidate] = (await call("list_dream_candidates", limit=1))["candidates"]
         written = await call(

@@ -161,8 +161,8 @@ def lift_neighbours(
             lexical = lanes.shares.get(memory.id, 0.0)
             semantic = meaning_share(memory.score, min_cosine) if weight else 0.0
             found = pool[memory.id] = Candidate(memory, lexical=lexical, semantic=semantic)
-            found.score = found.own_score(weight)
         own = found.own_score(weight)
+        found.score = max(found.score, own)
         lifted = round(own + NEIGHBOUR_SHARE * (anchors[anchor_id] - own), 6)
         if lifted > found.score:
             found.score, found.lifted = lifted, True

@@ -41,8 +41,6 @@ async def next_turns(
 ) -> list[tuple[str, FoundMemory]]:
     """The live fragment said next after each anchor, as (anchor id, next turn) pairs; each
     next turn's score is its cosine score against `vector` (0 without one)."""
-    if not anchor_ids:
-        return []
     rows = await tx.run(
         NEXT_TURNS,
         anchor_ids=list(anchor_ids),

@@ -153,15 +153,21 @@ class ProfileTx:
 class ProfileGraph:
     """Reads and writes of one profile, each unit of work in one managed transaction."""
 
-    def __init__(self, store: GraphStore, profile_id: str) -> None:
+    def __init__(self, store: GraphStore, profile_id: str, timeout_factor: float = 1) -> None:
         self._store = store
         self.profile_id = validate_profile_id(profile_id)
+        self._timeout_factor = timeout_factor
+
+    def patient(self, timeout_factor: float) -> ProfileGraph:
+        """The same profile with `read`, `read_alone` and `write` given `timeout_factor` times
+        the call's deadline: for work in the background, which no caller waits on."""
+        return ProfileGraph(self._store, self.profile_id, timeout_factor)
 
     async def read(
         self, work: Callable[Concatenate[ProfileTx, P], Awaitable[T]], *args: P.args, **kwargs: P.kwargs
     ) -> T:
         """`work(tx, *args, **kwargs)` in one managed read transaction (retried on transient errors)."""
-        async with self._store.session() as session:
+        async with self._store.session(timeout_factor=self._timeout_factor) as session:
             return await session.execute_read(self._bind(work), *args, **kwargs)
 
     async def read_alone(
@@ -174,7 +180,7 @@ class ProfileGraph:
         again, like a managed read, when the driver deems the failure retryable (a connection
         that died in the pool, a leader that moved)."""
         attempt = 1
-        async with self._store.session(READ_ACCESS) as session:
+        async with self._store.session(READ_ACCESS, self._timeout_factor) as session:
             while True:
                 try:
                     return await work(ProfileTx(session, self.profile_id), *args, **kwargs)
@@ -188,7 +194,7 @@ class ProfileGraph:
         self, work: Callable[Concatenate[ProfileTx, P], Awaitable[T]], *args: P.args, **kwargs: P.kwargs
     ) -> T:
         """`work(tx, *args, **kwargs)` in one managed write transaction (retried on transient errors)."""
-        async with self._store.session() as session:
+        async with self._store.session(timeout_factor=self._timeout_factor) as session:
             return await session.execute_write(self._bind(work), *args, **kwargs)
 
     async def write_grouped(

@@ -199,18 +199,21 @@ def make_lifespan(
                 endpoint=endpoint,
                 signals=signals,
             )
+            healing = served()
+            planned_through: str | None = (healing or [settings.reverie_profile])[0]
             try:
                 await context.ensure_ready()
             except GraphUnavailableError as error:
                 # Trigger: Neo4j down at start. Why: a host should still see the tools and get a
                 # clear error per call. Outcome: schema is retried on the first call that connects.
                 log.warning("Starting without a graph: %s", error)
-            healing = served()
+                planned_through = None
+            background = await stack.enter_async_context(anyio.create_task_group())
+            # What the background leaves undone at a stop, the next server's backfill does.
+            stack.callback(background.cancel_scope.cancel)
+            background.start_soon(context.plan_recall, planned_through)
             if embedder is not None and healing:
                 context.healer = VectorHealer(embedder)
-                background = await stack.enter_async_context(anyio.create_task_group())
-                # What it leaves undone at a stop, the next server's backfill does.
-                stack.callback(background.cancel_scope.cancel)
                 background.start_soon(heal_when_ready, context, context.healer, healing)
             if run_scheduler:
                 scheduler = nightly_scheduler(store, settings, vectors, endpoint, served)

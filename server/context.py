@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -16,11 +17,14 @@ from graph.embedding.healer import VectorHealer
 from graph.embedding.keeper import VectorKeeper
 from graph.models.endpoint import EndpointModel
 from graph.recall.signals import RecallSignals
+from graph.recall.warmup import warm_up
 from graph.schema import ensure_schema
 from graph.upgrade import upgrade_graph
 from server.settings import ReverieSettings
 
 Transport = Literal["stdio", "http"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -38,6 +42,8 @@ class AppContext:
     signals: RecallSignals | None = None
     _schema_ready: bool = False
     _schema_lock: anyio.Lock = field(default_factory=anyio.Lock)
+    # Set when recall's query plans are made (`plan_recall`), or when none are being made.
+    _recall_planned: anyio.Event = field(default_factory=anyio.Event)
 
     @property
     def embedder(self) -> Embedder | None:
@@ -53,6 +59,24 @@ class AppContext:
                 await ensure_schema(self.store.driver, self.store.settings.database)
                 await upgrade_graph(self.store)
                 self._schema_ready = True
+
+    async def plan_recall(self, profile_id: str | None) -> None:
+        """Recall's query plans, made in the background at the start (`graph.recall.warmup`)
+        through `profile_id`'s graph; None, or a failure, leaves them to the first recall."""
+        try:
+            if profile_id is not None:
+                await warm_up(self.store.profile(profile_id), self.vectors)
+        except Exception:
+            # Why not raised: the plans only save time, and the first recall makes them anyway.
+            log.warning("recall's query plans were not made ahead of the first recall", exc_info=True)
+        finally:
+            self._recall_planned.set()
+
+    async def recall_planned(self) -> None:
+        """Wait, at most one call's deadline, for the plans being made at the start: a recall
+        run beside them would plan the same queries again on the same cores."""
+        with anyio.move_on_after(self.store.settings.call_timeout_s):
+            await self._recall_planned.wait()
 
     def caller_profile(self, *, write: bool) -> str:
         if self.transport == "stdio":

@@ -289,6 +289,7 @@ class ReviewPage:
         query = request.query_params.get("q", "").strip()
         found = None
         if query:
+            await app.recall_planned()
             found = await recall(graph, RecallRequest(query=query), vectors=app.vectors)
         health = await reflect(graph, limit=20)
         return self.render(request, "memory.html", session, query=query, found=found, health=health)

@@ -102,6 +102,7 @@ async def recall_memory(
     request = RecallRequest(
         query=query, limit=limit, valid_at=valid_at, known_at=known_at, include_evidence=include_evidence
     )
+    await app.recall_planned()
     result = await recall(graph, request, vectors=app.vectors)
     if app.signals is not None:
         # Queued only: written after the answer, by the signals' own task (graph/recall/signals.py).

@@ -17,7 +17,8 @@ from graph.embedding.keeper import VectorKeeper
 from graph.recall.request import RecallRequest
 from graph.recall.search import recall
 
-# A word of no stop list, so that the lexical search runs as a host's question makes it run.
+# Several words, as a host's question has: a plan cached for a one-word list did not serve a
+# three-word question, which spent 1.7 s planning again.
 WARM_UP: Final = RecallRequest(query="memory of a day spent with friends")
 # Planning on a loaded machine may take longer than a call may; nobody waits on this one.
 WARM_UP_PATIENCE: Final = 20

@@ -40,7 +40,8 @@ async def test_the_warm_up_searches_before_the_first_question_and_logs_no_questi
         found = structured(await client.call_tool("recall_memory", {"query": question.query}))
         reflected = structured(await client.call_tool("reflect_memories", {}))
 
-    searched = [row["terms"] for row in await database(neo4j_settings, _LEXICAL_SEARCHES, profile_id=profile_id)]
+    searches = await database(neo4j_settings, _LEXICAL_SEARCHES, profile_id=profile_id)
+    searched = [row["terms"] for row in searches]
     assert searched == [search_terms(WARM_UP), search_terms(question)]
     assert [item["text"] for item in found["results"]] == ["Ada swims at the lido on Sundays."]
     assert WARM_UP.query not in {asked["query"] for asked in reflected["recall"]["recent_questions"]}

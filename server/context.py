@@ -65,7 +65,9 @@ class AppContext:
         through `profile_id`'s graph; None, or a failure, leaves them to the first recall."""
         try:
             if profile_id is not None:
+                started = anyio.current_time()
                 await warm_up(self.store.profile(profile_id), self.vectors)
+                log.info("recall's queries planned in %.1f s", anyio.current_time() - started)
         except Exception:
             # Why not raised: the plans only save time, and the first recall makes them anyway.
             log.warning("recall's query plans were not made ahead of the first recall", exc_info=True)

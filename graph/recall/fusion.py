@@ -14,8 +14,10 @@ sum. Pure functions, no database.
   (`ModelSpec.min_cosine`, under which a memory is not related), as a share of the way from
   that floor to 1. Each candidate's cosine is exact, whichever lane brought it.
 
-The turn said right after a chosen question then takes a share of that question's lead over
-its own score (`lift_neighbours`; `graph/recall/neighbours.py` says why).
+A candidate said in the days the question names (`graph/recall/dated.py`) is lifted a share of
+the way from its score to 1, and the turn said right after a chosen question then takes a share
+of that question's lead over its own score (`lift_neighbours`; `graph/recall/neighbours.py`
+says why).
 
 The old fusion rescaled each lane onto 0..1 over its own candidates, so the best lexical
 candidate scored 1 even when all it matched was a word every memory has; on ten memories about
@@ -28,11 +30,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Final
 
 from graph.embedding.catalog import cosine_of_score
 from graph.memory.models import ClarificationView
 from graph.recall.models import RecallItem, RecallKind, RecallLane
+from graph.recall.periods import Period, nearness
 from graph.recall.records import FoundMemory
 
 SEMANTIC_WEIGHT: Final = 0.65
@@ -40,6 +44,9 @@ SEMANTIC_WEIGHT: Final = 0.65
 # on the LoCoMo development split holding out each conversation in turn (0, 0.25, 0.5, 0.75 and
 # 1 tried; every fold chose 0.75): docs/recall.md.
 NEIGHBOUR_SHARE: Final = 0.75
+# The share of the way to 1 that a candidate said in the days the question names is lifted.
+# Chosen on the LoCoMo development split holding out each conversation in turn: docs/recall.md.
+DATE_SHARE: Final = 0.25
 # Okapi BM25's saturation and length normalisation, as Lucene sets them.
 K1: Final = 1.2
 B: Final = 0.75
@@ -66,6 +73,9 @@ class LaneResults:
     semantic: dict[RecallKind, list[FoundMemory]] | None = None
     # The Neo4j cosine score of each lexical candidate the semantic lane did not bring.
     similarities: dict[str, float] = field(default_factory=dict)
+    # The days the question names, and the fragments said in them (scores are cosine scores).
+    periods: tuple[Period, ...] = ()
+    dated: list[FoundMemory] = field(default_factory=list)
 
 
 @dataclass
@@ -76,23 +86,30 @@ class Candidate:
     score: float = 0.0
     # Its score was raised by the chosen question it answers.
     lifted: bool = False
+    # How near the days the question names it was said (`graph.recall.periods.nearness`).
+    said_near: float = 0.0
 
     @property
     def lanes(self) -> list[RecallLane]:
         """The lanes that found it: its words match the query's, its meaning is above the floor,
-        it answers a stronger result's question."""
+        it was said when the question says, it answers a stronger result's question."""
         found: list[RecallLane] = []
         if self.lexical > 0:
             found.append("lexical")
         if self.semantic > 0:
             found.append("semantic")
+        if self.said_near > 0:
+            found.append("date")
         if self.lifted:
             found.append("context")
         return found
 
     def own_score(self, weight: float) -> float:
-        """Its two lanes' shares, weighed (`weight` is the meaning share's)."""
-        return round((1 - weight) * self.lexical + weight * self.semantic, 6)
+        """Its two lanes' shares, weighed (`weight` is the meaning share's), lifted toward 1
+        when it was said in a day the question names."""
+        score = (1 - weight) * self.lexical + weight * self.semantic
+        score += DATE_SHARE * self.said_near * (1 - score)
+        return round(score, 6)
 
     def item(self) -> RecallItem:
         return RecallItem(
@@ -114,9 +131,13 @@ def _candidates(lanes: LaneResults, min_cosine: float) -> dict[str, Candidate]:
         candidates[memory.id] = Candidate(memory, lexical=memory.score)
         if memory.id in lanes.similarities:
             candidates[memory.id].semantic = meaning_share(lanes.similarities[memory.id], min_cosine)
-    for memory in (memory for memories in (lanes.semantic or {}).values() for memory in memories):
+    nearest = (memory for memories in (lanes.semantic or {}).values() for memory in memories)
+    for memory in chain(nearest, lanes.dated):
         found = candidates.setdefault(memory.id, Candidate(memory, lexical=lanes.shares.get(memory.id, 0.0)))
-        found.semantic = meaning_share(memory.score, min_cosine)
+        if lanes.semantic is not None:
+            found.semantic = meaning_share(memory.score, min_cosine)
+    for found in candidates.values():
+        found.said_near = nearness(found.memory.occurred_at, lanes.periods)
     return candidates
 
 
@@ -161,6 +182,7 @@ def lift_neighbours(
             lexical = lanes.shares.get(memory.id, 0.0)
             semantic = meaning_share(memory.score, min_cosine) if weight else 0.0
             found = pool[memory.id] = Candidate(memory, lexical=lexical, semantic=semantic)
+            found.said_near = nearness(memory.occurred_at, lanes.periods)
         own = found.own_score(weight)
         found.score = max(found.score, own)
         lifted = round(own + NEIGHBOUR_SHARE * (anchors[anchor_id] - own), 6)

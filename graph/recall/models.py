@@ -10,7 +10,7 @@ from pydantic import Field
 from graph.base import Frozen
 from graph.memory.models import Authority, ClarificationView
 
-RecallLane = Literal["lexical", "semantic", "context"]
+RecallLane = Literal["lexical", "semantic", "date", "context"]
 RecallKind = Literal["fact", "claim", "fragment"]
 
 
@@ -30,7 +30,7 @@ class RecallItem(Frozen):
         description="Fused relevance, 0 to 1: 0.35 of the query words matched, 0.65 of meaning"
     )
     lanes: list[RecallLane] = Field(
-        description="Found by words (lexical), meaning (semantic), as a found question's answer (context)"
+        description="Found by words, meaning, the days the query names (date), answering a question (context)"
     )
     status: str
     created_at: datetime = Field(description="When it was stored")

@@ -2,7 +2,8 @@
 
 Two lanes search each kind: the lexical lane asks the kind's fulltext index once per query word
 and weighs the words by the profile's own statistics, the semantic lane compares meaning vectors
-(`graph/recall/semantic.py`). Each candidate gets both lanes' scores on fixed scales, fused by a
+(`graph/recall/semantic.py`). A question that names days also reads the fragments said in them
+(`graph/recall/dated.py`). Each candidate gets both lanes' scores on fixed scales, fused by a
 weighted sum (`graph/recall/fusion.py`, docs/recall.md); source quality and recency break ties.
 """
 
@@ -20,6 +21,7 @@ from graph.clock import as_utc
 from graph.embedding.keeper import VectorKeeper
 from graph.embedding.kinds import EmbeddedKind
 from graph.recall import queries as q
+from graph.recall.dated import readable, said_within
 from graph.recall.fusion import (
     K1,
     MOST_DAMPING,
@@ -33,6 +35,7 @@ from graph.recall.fusion import (
 )
 from graph.recall.models import Evidence, RecallItem, RecallKind, RecallResult
 from graph.recall.neighbours import asks, next_turns
+from graph.recall.periods import Period, named_periods
 from graph.recall.records import FoundMemory, OwnedEvidence, RecalledDream
 from graph.recall.related import RELATED_DREAMS_LIMIT, related_dreams
 from graph.recall.request import KINDS, RecallRequest, search_terms, search_words
@@ -154,9 +157,10 @@ async def _run_lanes(
     search did not bring. The vector search waits for this process's earlier writes of the
     profile to have their vectors (a wait that starts as the query is encoded), so what was just
     remembered is found by meaning too. The lexical search also finds the open dreams whose
-    text matches the query."""
-    lanes, dreams, encoded = LaneResults(), list[RecalledDream](), None
-    lexical_done = anyio.Event()
+    text matches the query. When the query names days, the fragments said in them are read
+    once the query's vector is known, beside the vector search."""
+    lanes, dreams, encoded = LaneResults(periods=named_periods(request.query)), list[RecalledDream](), None
+    lexical_done, encoding_done = anyio.Event(), anyio.Event()
 
     async def lexical() -> None:
         nonlocal dreams
@@ -171,14 +175,27 @@ async def _run_lanes(
         async with anyio.create_task_group() as group:
             group.start_soon(keeper.settled, graph)
             query = _QueryVector(await model.query(request.query), model.model_id, model.spec.min_score)
+        encoded = query
+        encoding_done.set()
         near = await graph.read_alone(semantic_search, request, query)
         await lexical_done.wait()
         lanes.similarities = await graph.read_alone(
             meaning_of_the_rest, query, lexical_ids(lanes.lexical), near
         )
-        lanes.semantic, encoded = near, query
+        lanes.semantic = near
 
-    await _together(lexical, *([partial(semantic, vectors)] if vectors is not None else []))
+    async def dated(periods: list[Period]) -> None:
+        if vectors is not None:
+            await encoding_done.wait()
+        vector, model_id = (encoded.vector, encoded.model_id) if encoded else (None, None)
+        lanes.dated = await graph.read_alone(said_within, request, periods, vector, model_id)
+
+    jobs: list[Callable[[], Coroutine[Any, Any, None]]] = [lexical]
+    if vectors is not None:
+        jobs.append(partial(semantic, vectors))
+    if periods := readable(lanes.periods):
+        jobs.append(partial(dated, periods))
+    await _together(*jobs)
     return lanes, dreams, encoded
 
 

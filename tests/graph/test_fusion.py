@@ -10,6 +10,7 @@ import pytest
 from graph.errors import InvalidInputError
 from graph.memory.models import ClarificationView
 from graph.recall.fusion import (
+    DATE_SHARE,
     NEIGHBOUR_SHARE,
     SEMANTIC_WEIGHT,
     LaneResults,
@@ -19,6 +20,7 @@ from graph.recall.fusion import (
     meaning_share,
 )
 from graph.recall.models import RecallKind
+from graph.recall.periods import named_periods, nearness
 from graph.recall.records import FoundMemory
 from graph.recall.request import MAX_QUERY_CHARS, RecallRequest, search_terms, search_words
 
@@ -112,6 +114,53 @@ def test_ties_go_to_the_better_source_then_the_newer_memory() -> None:
         }
     )
     assert [found.memory.id for found in fuse(lanes, FLOOR, limit=2)] == ["good", "new"]
+
+
+def said_on(found: FoundMemory, when: datetime) -> FoundMemory:
+    return replace(found, occurred_at=when)
+
+
+def test_a_memory_said_in_the_days_the_question_names_is_lifted_toward_one() -> None:
+    that_day = datetime(2023, 10, 13, 15, tzinfo=UTC)
+    weeks_later, day_after = that_day + timedelta(weeks=3), that_day + timedelta(days=1)
+    lanes = LaneResults(
+        lexical={
+            "fragment": [
+                said_on(memory("painting", 0.6), weeks_later),
+                said_on(memory("shown", 0.2), that_day),
+                said_on(memory("told after", 0.2), day_after),
+            ]
+        },
+        periods=named_periods("What painting did Melanie show on 13 October 2023?"),
+        # Said that day, found by no other lane, with a cosine at the model's floor.
+        dated=[said_on(memory("that day", cosine(FLOOR)), that_day)],
+    )
+    scores = {found.memory.id: (found.score, found.lanes) for found in fuse(lanes, FLOOR, 5)}
+    assert scores["painting"] == (pytest.approx(0.6), ["lexical"])
+    assert scores["shown"] == (pytest.approx(0.2 + DATE_SHARE * 0.8), ["lexical", "date"])
+    assert scores["that day"] == (pytest.approx(DATE_SHARE), ["date"])
+    near = nearness(day_after, lanes.periods)
+    assert 0 < near < 1
+    assert scores["told after"] == (pytest.approx(0.2 + DATE_SHARE * near * 0.8), ["lexical", "date"])
+
+
+def test_a_next_turn_said_in_the_named_days_is_lifted_by_both() -> None:
+    that_day = datetime(2023, 10, 13, 15, tzinfo=UTC)
+    lanes = LaneResults(
+        lexical={"fragment": [said_on(memory("question", 0.9), that_day)]},
+        periods=named_periods("What did Melanie answer on 13 October 2023?"),
+    )
+    chosen = fuse(lanes, FLOOR, 5)
+    answer = said_on(memory("answer", 0.0), that_day + timedelta(seconds=30))
+    lifted = {
+        found.memory.id: found for found in lift_neighbours(chosen, [("question", answer)], lanes, FLOOR, 5)
+    }
+    dated_question = 0.9 + DATE_SHARE * 0.1
+    assert lifted["question"].score == pytest.approx(dated_question)
+    assert lifted["answer"].score == pytest.approx(
+        DATE_SHARE + NEIGHBOUR_SHARE * (dated_question - DATE_SHARE)
+    )
+    assert lifted["answer"].lanes == ["date", "context"]
 
 
 def test_a_turn_said_next_to_a_chosen_result_takes_a_share_of_its_lead() -> None:

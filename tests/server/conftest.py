@@ -171,3 +171,14 @@ def http_serving(
 def http_server(server_env: dict[str, str], profile_id: str, tmp_path: Path) -> Iterator[HttpServer]:
     with http_serving(server_env, profile_id, tmp_path) as server:
         yield server
+
+
+async def signals_once_written(call: CallTool, recalls: int) -> dict[str, Any]:
+    """The recall signals reflect_memories shows, once `recalls` questions are logged (they are
+    written after the answers, by a task of their own)."""
+    with anyio.fail_after(30):
+        while True:
+            signals = dict((await call("reflect_memories"))["recall"])
+            if len(signals["recent_questions"]) >= recalls:
+                return signals
+            await anyio.sleep(0.2)

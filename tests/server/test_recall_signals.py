@@ -3,29 +3,15 @@ to which questions shows in reflect_memories, and only in the recalling profile'
 
 from __future__ import annotations
 
-from typing import Any
-
-import anyio
 import pytest
 from mcp import Client
 
-from tests.server.conftest import CallTool, structured
+from tests.server.conftest import CallTool, signals_once_written, structured
 
 pytestmark = pytest.mark.anyio
 
 BIKE = "Ada commutes by bicycle along the canal."
 OTHERS = ("Ada loves Sichuan noodles.", "Ada has a brother studying in Porto.")
-
-
-async def signals_once_written(call: CallTool, recalls: int) -> dict[str, Any]:
-    """The recall signals reflect_memories shows, once `recalls` questions are logged (they are
-    written after the answers, by a task of their own)."""
-    with anyio.fail_after(30):
-        while True:
-            signals = dict((await call("reflect_memories"))["recall"])
-            if len(signals["recent_questions"]) >= recalls:
-                return signals
-            await anyio.sleep(0.2)
 
 
 async def test_reflect_shows_the_most_recalled_memories_and_the_questions_asked(

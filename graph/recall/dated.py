@@ -23,8 +23,11 @@ from graph.recall.request import RecallRequest
 LONGEST_READ_DAYS: Final = 31
 # A date that names no year is read in each of this many years up to the one recall looks from.
 YEARS_BACK: Final = 10
-# At most this many fragments are read per day range.
+# At most this many fragments are read per day range, and at most this many ranges a recall
+# (a month without a year is one range per year, oldest first; the last ones are kept): the lane
+# stays bounded however many dates a question lists.
 SAID_WITHIN_CAP: Final = 1000
+MAX_SPANS: Final = 12
 
 
 def readable(periods: Sequence[Period]) -> list[Period]:
@@ -43,7 +46,8 @@ async def said_within(
     without one), at most `request.candidates`."""
     now = request.known_at or datetime.now().astimezone()
     years = range(now.year - YEARS_BACK, now.year + 1)
-    spans = [{"from": start, "to": end} for period in periods for start, end in period.bounds(years)]
+    bounds = [bound for period in periods for bound in period.bounds(years)][-MAX_SPANS:]
+    spans = [{"from": start, "to": end} for start, end in bounds]
     rows = await tx.run(
         SAID_WITHIN,
         spans=spans,

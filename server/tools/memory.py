@@ -91,10 +91,9 @@ async def recall_memory(
     include_evidence: Annotated[bool, Field(description="Attach supporting fragments")] = False,
 ) -> RecallResult:
     """Find what is remembered about a topic: facts, validated claims and fragments, best first.
+    Name days as dates ("3 May 2025", not "last week"): what was said then is preferred.
 
-    Memories are found by their words and by their meaning; each result's `lanes` says which.
-
-    `related_dreams` lists hypotheses that touch the same memories or words. They are not facts:
+    `related_dreams` lists hypotheses touching the same memories or words. They are not facts:
     ask the person about them and record the answer with resolve_dream_feedback.
     """
     app = app_of(ctx)

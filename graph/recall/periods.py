@@ -39,6 +39,8 @@ _FORMS: Final = tuple(
     )
 )
 _MONTH_ALONE: Final = re.compile(rf"\b{_AFTER}{_MONTH}\b", re.IGNORECASE)
+# Month names that are also everyday words ("it may rain", "a march").
+_ALSO_WORDS: Final = frozenset({"may", "march", "mar"})
 # "between 11 and 15 August", "from May to July 2023": two dates that bound one period.
 _SPAN: Final = re.compile(r"\b(?:between|from)\b.+\b(?:and|to|until|through)\b", re.IGNORECASE)
 # The year a date that names none is written in while it holds in every year: a leap year, so
@@ -133,14 +135,22 @@ def _read(found: re.Match[str]) -> _Named:
     )
 
 
+def _a_month(found: re.Match[str], alone: bool = False) -> bool:
+    """Whether the month `found` reads (if any) is meant as one: without a year beside it, a
+    month name alone ("in June") counts only capitalised, and so does one that is also an
+    everyday word ("1 may")."""
+    named = found.groupdict()
+    month = named.get("month")
+    if not month or month.isdigit() or named.get("year") or month[0].isupper():
+        return True
+    return not alone and month.lower() not in _ALSO_WORDS
+
+
 def _written(question: str) -> Iterator[_Named]:
     for form in _FORMS:
-        for found in form.finditer(question):
-            yield _read(found)
+        yield from (_read(found) for found in form.finditer(question) if _a_month(found))
         question = form.sub(lambda found: " " * len(found.group()), question)
-    for found in _MONTH_ALONE.finditer(question):
-        if found.group("month")[0].isupper():
-            yield _read(found)
+    yield from (_read(found) for found in _MONTH_ALONE.finditer(question) if _a_month(found, alone=True))
 
 
 def named_periods(question: str) -> tuple[Period, ...]:

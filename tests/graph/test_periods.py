@@ -30,6 +30,8 @@ def day(year: int, month: int, of: int) -> Period:
             (Period(date(2023, 8, 11), date(2023, 8, 15)),),
         ),
         ("What did Ada cook on 3 March and on 9 April 2024?", (day(2024, 4, 9), day(2024, 3, 3))),
+        ("What did Ada bake on 1 May?", (Period(date(2000, 5, 1), date(2000, 5, 1), every_year=True),)),
+        ("what did ada bake on 3 june?", (Period(date(2000, 6, 3), date(2000, 6, 3), every_year=True),)),
     ],
 )
 def test_a_question_names_the_days_it_asks_about(question: str, periods: tuple[Period, ...]) -> None:
@@ -40,6 +42,7 @@ def test_a_question_names_the_days_it_asks_about(question: str, periods: tuple[P
     "question",
     [
         "What may Ada cook for the party?",
+        "Could 2 may be enough for the party?",
         "Did the band march in may?",
         "What did Ada do yesterday?",
         "Where did John go last weekend?",

@@ -91,6 +91,7 @@ async def recall_memory(
     include_evidence: Annotated[bool, Field(description="Attach supporting fragments")] = False,
 ) -> RecallResult:
     """Find what is remembered about a topic: facts, validated claims and fragments, best first.
+
     Name days as dates ("3 May 2025", not "last week"): what was said then is preferred.
 
     `related_dreams` lists hypotheses touching the same memories or words. They are not facts:

@@ -4,9 +4,10 @@ can prefer what was said then (`occurred_at`).
 Only calendar dates are read, in the forms English questions write them: a day with its month
 and year in either order, a month with its year, a month or a year after a preposition, and ISO
 dates. A date that names no year takes the year the question names elsewhere ("between August 11
-and August 15 2023"), or else holds in every year. Words that are months only sometimes ("may",
-"march") count alone only when capitalised after a preposition. Relative days ("yesterday",
-"last weekend") are not read: they depend on when and where the person asks.
+and August 15 2023"), or else holds in every year. Without a year beside it, a month name
+counts alone only capitalised after a preposition ("in June"), and one that is also an everyday
+word ("may", "march") beside a bare day only capitalised. Relative days ("yesterday", "last
+weekend") are not read: they depend on when and where the person asks.
 """
 
 from __future__ import annotations
@@ -70,30 +71,30 @@ class Period:
         """How many days before or after the period `moment` fell (0: in it), on the calendar
         of its own offset."""
         day = moment.date()
-        spans = (
-            [self] if not self.every_year else [self._in(year) for year in range(day.year - 1, day.year + 2)]
-        )
-        return min(
-            (max((span.first - day).days, (day - span.last).days, 0) for span in spans if span is not None),
-            default=_FAR,
-        )
+        spans = self._placed(range(day.year - 1, day.year + 2))
+        return min((max((span.first - day).days, (day - span.last).days, 0) for span in spans), default=_FAR)
 
     def bounds(self, years: range) -> list[tuple[datetime, datetime]]:
         """UTC instants that enclose the period and its grace days (in each of `years` when it
         holds in every year), wide enough for any offset."""
-        spans = [self] if not self.every_year else [self._in(year) for year in years]
         return [
             (
                 datetime.combine(span.first - _GRACE, time(), UTC) - _WIDEST_OFFSET,
                 datetime.combine(span.last + _GRACE + timedelta(days=1), time(), UTC) + _WIDEST_OFFSET,
             )
-            for span in spans
-            if span is not None
+            for span in self._placed(years)
         ]
 
     @property
     def days(self) -> int:
         return (self.last - self.first).days + 1
+
+    def _placed(self, years: range) -> list[Period]:
+        """The period itself, or, when it holds in every year, its days in each of `years` that
+        has them (29 February only in leap years)."""
+        if not self.every_year:
+            return [self]
+        return [span for year in years if (span := self._in(year)) is not None]
 
     def _in(self, year: int) -> Period | None:
         try:

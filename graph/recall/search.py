@@ -18,6 +18,7 @@ import anyio
 
 from graph.access import ProfileGraph, ProfileTx
 from graph.clock import as_utc
+from graph.embedding.encoder import Vector
 from graph.embedding.keeper import VectorKeeper
 from graph.embedding.kinds import EmbeddedKind
 from graph.recall import queries as q
@@ -47,6 +48,11 @@ class _QueryVector:
     vector: list[float]
     model_id: str
     min_score: float
+
+
+def _vector_of(query: _QueryVector | None) -> tuple[Vector | None, str | None]:
+    """The query's vector and its model, for a read that scores by cosine (None: no vector)."""
+    return (query.vector, query.model_id) if query is not None else (None, None)
 
 
 def fulltext_params(request: RecallRequest, words: list[str], terms: str) -> dict[str, Any]:
@@ -187,8 +193,7 @@ async def _run_lanes(
     async def dated(periods: list[Period]) -> None:
         if vectors is not None:
             await encoding_done.wait()
-        vector, model_id = (encoded.vector, encoded.model_id) if encoded else (None, None)
-        lanes.dated = await graph.read_alone(said_within, request, periods, vector, model_id)
+        lanes.dated = await graph.read_alone(said_within, request, periods, *_vector_of(encoded))
 
     jobs: list[Callable[[], Coroutine[Any, Any, None]]] = [lexical]
     if vectors is not None:
@@ -212,13 +217,7 @@ async def _with_context(
     anchors = [found.memory.id for found in chosen if asks(found.memory)]
     if not anchors:
         return chosen
-    neighbours = await graph.read_alone(
-        next_turns,
-        request,
-        query.vector if query is not None else None,
-        query.model_id if query is not None else None,
-        anchors,
-    )
+    neighbours = await graph.read_alone(next_turns, request, *_vector_of(query), anchors)
     return lift_neighbours(chosen, neighbours, lanes, min_cosine, request.limit)
 
 

@@ -95,10 +95,18 @@ def _refuse_overrides(params: Mapping[str, Any]) -> None:
             raise ProfileOverrideError(
                 f"parameter {name!r} is supplied by the profile graph itself; do not pass it"
             )
+        if _is_vector(value):
+            continue
         rows = value if isinstance(value, list) else [value]
         for row in rows:
             if isinstance(row, Mapping) and _INJECTED_PARAMS & set(row):
                 raise ProfileOverrideError(f"parameter {name!r} carries a profile id; do not pass one")
+
+
+def _is_vector(value: Any) -> bool:
+    """A list of floats: an embedding (hundreds of numbers), passed or read as it is, since going
+    through it item by item costs more than the query it is for."""
+    return isinstance(value, list) and bool(value) and type(value[0]) is float
 
 
 def _native(value: Any) -> Any:
@@ -106,11 +114,9 @@ def _native(value: Any) -> Any:
     never see driver types."""
     if isinstance(value, dict):
         return {key: _native(item) for key, item in value.items()}
+    if _is_vector(value):
+        return value
     if isinstance(value, list):
-        # A vector (hundreds of floats) is returned as it is: converting it item by item costs
-        # more than the query that read it.
-        if value and type(value[0]) is float:
-            return value
         return [_native(item) for item in value]
     if isinstance(value, Node):
         return _native(dict(value))

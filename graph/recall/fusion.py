@@ -71,7 +71,7 @@ class LaneResults:
     shares: dict[str, float] = field(default_factory=dict)
     # Scores are Neo4j cosine scores; None when the semantic lane is off.
     semantic: dict[RecallKind, list[FoundMemory]] | None = None
-    # The Neo4j cosine score of each lexical candidate the semantic lane did not bring.
+    # The Neo4j cosine score of each lexical candidate (and of what the semantic lane brought).
     similarities: dict[str, float] = field(default_factory=dict)
     # The days the question names, and the fragments said in them (scores are cosine scores).
     periods: tuple[Period, ...] = ()

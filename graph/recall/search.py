@@ -40,7 +40,7 @@ from graph.recall.periods import Period, named_periods
 from graph.recall.records import FoundMemory, OwnedEvidence, RecalledDream
 from graph.recall.related import RELATED_DREAMS_LIMIT, related_dreams
 from graph.recall.request import KINDS, RecallRequest, search_terms, search_words
-from graph.recall.semantic import SemanticSearch, semantic_lists, similarities
+from graph.recall.semantic import SemanticLane, SemanticSearch, semantic_lane
 
 
 @dataclass(frozen=True)
@@ -93,9 +93,9 @@ async def lexical_search(
 
 
 async def semantic_search(
-    tx: ProfileTx, request: RecallRequest, query: _QueryVector
-) -> dict[RecallKind, list[FoundMemory]]:
-    """Each kind's memories nearest the query."""
+    tx: ProfileTx, request: RecallRequest, query: _QueryVector, lexical: dict[RecallKind, list[str]]
+) -> SemanticLane:
+    """Each kind's memories nearest the query, and the cosine score of the `lexical` candidates."""
     search = SemanticSearch(
         vector=query.vector,
         model_id=query.model_id,
@@ -105,21 +105,9 @@ async def semantic_search(
         min_score=query.min_score,
         known_at=request.known_at,
         valid_at=request.valid_at,
+        named={EmbeddedKind(kind): ids for kind, ids in lexical.items()},
     )
-    lists = await semantic_lists(tx, search)
-    return {kind: lists.get(EmbeddedKind(kind), []) for kind in KINDS}
-
-
-async def meaning_of_the_rest(
-    tx: ProfileTx,
-    query: _QueryVector,
-    lexical: dict[RecallKind, list[str]],
-    near: dict[RecallKind, list[FoundMemory]],
-) -> dict[str, float]:
-    """The cosine score of the `lexical` candidates the semantic lane did not bring (`near`)."""
-    brought = {memory.id for memories in near.values() for memory in memories}
-    others = {EmbeddedKind(kind): [one for one in ids if one not in brought] for kind, ids in lexical.items()}
-    return await similarities(tx, query.vector, query.model_id, others)
+    return await semantic_lane(tx, search)
 
 
 async def _evidence(tx: ProfileTx, items: list[RecallItem]) -> dict[str, list[Evidence]]:
@@ -158,9 +146,9 @@ async def _run_lanes(
 ) -> tuple[LaneResults, list[RecalledDream], _QueryVector | None]:
     """Both lanes at once, and the query's vector when the semantic lane runs. The database
     answers the lexical search while the model encodes the query (outside any transaction: a
-    retried transaction must not re-run it) and then while it answers the vector search. Once
-    both are known, one more query reads the cosines of the lexical candidates the vector
-    search did not bring. The vector search waits for this process's earlier writes of the
+    retried transaction must not re-run it). Once both are known, one query runs the vector
+    search and reads the cosines of the lexical candidates it did not bring, a round trip fewer
+    than searching first. The vector search waits for this process's earlier writes of the
     profile to have their vectors (a wait that starts as the query is encoded), so what was just
     remembered is found by meaning too. The lexical search also finds the open dreams whose
     text matches the query. When the query names days, the fragments said in them are read
@@ -183,21 +171,21 @@ async def _run_lanes(
             query = _QueryVector(await model.query(request.query), model.model_id, model.spec.min_score)
         encoded = query
         encoding_done.set()
-        near = await graph.read_alone(semantic_search, request, query)
         await lexical_done.wait()
-        lanes.similarities = await graph.read_alone(
-            meaning_of_the_rest, query, lexical_ids(lanes.lexical), near
-        )
-        lanes.semantic = near
+        found = await graph.read_alone(semantic_search, request, query, lexical_ids(lanes.lexical))
+        lanes.semantic = {kind: found.nearest[EmbeddedKind(kind)] for kind in KINDS}
+        lanes.similarities = found.cosines
 
     async def dated(periods: list[Period]) -> None:
         if vectors is not None:
             await encoding_done.wait()
         lanes.dated = await graph.read_alone(said_within, request, periods, *_vector_of(encoded))
 
+    # The encoding goes first: it takes longer than the lexical search, and the vector search
+    # waits for it.
     jobs: list[Callable[[], Coroutine[Any, Any, None]]] = [lexical]
     if vectors is not None:
-        jobs.append(partial(semantic, vectors))
+        jobs.insert(0, partial(semantic, vectors))
     if periods := readable(lanes.periods):
         jobs.append(partial(dated, periods))
     await _together(*jobs)

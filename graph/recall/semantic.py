@@ -2,7 +2,8 @@
 
 One search of the shared vector index per wanted status, filtered inside the index to this
 profile, the running model and that status (`semantic_queries.py`), so a small profile beside
-a large neighbour gets its own nearest memories. Only a recall that looks back in time
+a large neighbour gets its own nearest memories. The same query scores the lexical lane's
+candidates the search did not bring. Only a recall that looks back in time
 (`known_at`, `valid_at`) drops rows after the search, and asks again for more neighbours when
 too few are left. An index search costs in proportion to how many neighbours it is asked for,
 so the first asks for no more than the fusion takes.
@@ -23,6 +24,7 @@ from graph.embedding.kinds import EmbeddedKind
 from graph.recall import semantic_queries as q
 from graph.recall.records import FoundMemory
 from graph.recall.semantic_queries import SEARCHED_KINDS
+from graph.rows import Row
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +48,8 @@ class SemanticSearch:
     min_score: float
     known_at: datetime | None
     valid_at: datetime | None
+    # The memories whose cosine score is wanted too, per kind (the lexical lane's candidates).
+    named: Mapping[EmbeddedKind, Sequence[str]]
 
     @property
     def looks_back(self) -> bool:
@@ -62,37 +66,48 @@ class SemanticSearch:
             "statuses": statuses,
             "wanted": sorted({status for wanted in statuses.values() for status in wanted}),
             "fetch": fetch,
+            "named": {kind.value: list(self.named.get(kind, ())) for kind in SEARCHED_KINDS},
         }
 
 
-async def _nearest(tx: ProfileTx, search: SemanticSearch, fetch: int) -> list[FoundMemory]:
-    return [FoundMemory.from_row(row) for row in await tx.run(q.NEAREST, **search.params(fetch))]
+@dataclass(frozen=True)
+class SemanticLane:
+    """What the semantic lane found: each searched kind's nearest memories above the floor,
+    best first, and the cosine score of every memory asked for or searched (`cosines`)."""
+
+    nearest: dict[EmbeddedKind, list[FoundMemory]]
+    cosines: dict[str, float]
+
+    @classmethod
+    def from_row(cls, row: Row, min_score: float) -> SemanticLane:
+        """From `NEAREST`: its nearest rows under `min_score` are not kept as found, but their
+        scores are, for a lexical candidate among them."""
+        found = [FoundMemory.from_row(entry) for entry in row["nearest"]]
+        cosines = {str(memory_id): float(score) for memory_id, score in row["cosines"]}
+        cosines.update((memory.id, memory.score) for memory in found)
+        nearest = {
+            kind: [memory for memory in found if memory.kind == kind.value and memory.score >= min_score]
+            for kind in SEARCHED_KINDS
+        }
+        return cls(nearest, cosines)
 
 
-async def semantic_lists(tx: ProfileTx, search: SemanticSearch) -> dict[EmbeddedKind, list[FoundMemory]]:
-    """Each searched kind's nearest live memories of this profile, best first."""
+async def _nearest(tx: ProfileTx, search: SemanticSearch, fetch: int) -> tuple[SemanticLane, int]:
+    """The lane from `fetch` neighbours, and how many of them a look back in time kept."""
+    row = await tx.one(q.NEAREST, **search.params(fetch))
+    return SemanticLane.from_row(row, search.min_score), len(row["nearest"])
+
+
+async def semantic_lane(tx: ProfileTx, search: SemanticSearch) -> SemanticLane:
+    """Each searched kind's nearest live memories of this profile, and the named ones' cosines."""
     fetch = max(search.limit, MIN_FETCH)
-    found = await _nearest(tx, search, fetch)
-    while search.looks_back and len(found) < search.enough and fetch < MAX_FETCH:
-        fetch = _next_fetch(fetch, len(found), search.enough)
-        found = await _nearest(tx, search, fetch)
-    if len(found) < search.enough and fetch >= MAX_FETCH:
+    lane, kept = await _nearest(tx, search, fetch)
+    while search.looks_back and kept < search.enough and fetch < MAX_FETCH:
+        fetch = _next_fetch(fetch, kept, search.enough)
+        lane, kept = await _nearest(tx, search, fetch)
+    if kept < search.enough and fetch >= MAX_FETCH:
         log.info("semantic lane: short of %d after %d neighbours", search.enough, fetch)
-    return {
-        kind: [memory for memory in found if memory.kind == kind.value and memory.score >= search.min_score]
-        for kind in SEARCHED_KINDS
-    }
-
-
-async def similarities(
-    tx: ProfileTx, vector: Vector, model_id: str, ids: Mapping[EmbeddedKind, Sequence[str]]
-) -> dict[str, float]:
-    """The cosine score of each named memory (`ids` per kind) that has a vector of the model."""
-    named = {kind.value: list(ids.get(kind, ())) for kind in SEARCHED_KINDS}
-    if not any(named.values()):
-        return {}  # the nearest search brought them all: no round trip
-    rows = await tx.run(q.SIMILARITIES, ids=named, vector=vector, model=model_id)
-    return {str(row["id"]): float(row["score"]) for row in rows}
+    return lane
 
 
 def _next_fetch(fetch: int, usable: int, enough: int) -> int:

@@ -181,8 +181,8 @@ async def _run_lanes(
             await encoding_done.wait()
         lanes.dated = await graph.read_alone(said_within, request, periods, *_vector_of(encoded))
 
-    # The encoding goes first: it takes longer than the lexical search, and the vector search
-    # waits for it.
+    # The encoding is started first: the vector search waits for it, and in a small profile it
+    # is the slower of the two (a larger profile's lexical search can take longer).
     jobs: list[Callable[[], Coroutine[Any, Any, None]]] = [lexical]
     if vectors is not None:
         jobs.insert(0, partial(semantic, vectors))

@@ -170,7 +170,7 @@ def test_one_theme_per_thread_and_none_repeating_an_earlier_dream() -> None:
 
 def test_the_coherence_bar_is_what_few_pairs_between_threads_reach() -> None:
     between = [index / 100 for index in range(-100, 100)]  # -1.00 .. 0.99 units, 200 pairs
-    assert coherence_bar(between) == pytest.approx(0.96), "2% of the pairs reach 0.96 or more"
+    assert coherence_bar(between) == pytest.approx(0.92), "4% of the pairs reach 0.92 or more"
     assert coherence_bar(list(reversed(between))) == coherence_bar(between)
     assert coherence_bar(between[: MIN_BETWEEN_PAIRS - 1]) == FALLBACK_COHERENCE, "too few to tell"
 

@@ -138,8 +138,10 @@ def _theme(root: str, holders: Sequence[Memory], corpus_size: int) -> Theme | No
     if len(groups) < MIN_SITTINGS or groups[-1][0].when() - groups[0][0].when() < MIN_SPAN:
         return None
     latest = groups[-1][-1]
-    term = _written(root, latest)
     named = sum(root in written_as_names(m.text) for m in holders) >= 2
+    term = _written(root, latest)
+    if not named and term.istitle():
+        term = term.lower()  # capitalised only to open a sentence: "Pottery is ..." is pottery
     english = english_rarity(term)
     if not named and (english < MIN_ENGLISH_RARITY or not can_name_a_thing(term)):
         return None

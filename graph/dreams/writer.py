@@ -15,6 +15,7 @@ from graph.dreams.evidence import (
     SAME_MOMENT,
     CandidatePair,
     SharedTerm,
+    can_name_a_thing,
     idf,
     meaning_score,
     mutual_bonus,
@@ -241,6 +242,10 @@ def _shared_span(words: list[str], at: int, later_roots: frozenset[str]) -> tupl
         last += 1
     while first > 0 and not words[first - 1].endswith(tuple(_CLAUSE_END)) and shared(first - 1):
         first -= 1
+    # A topic ends on a thing: "a bookcase filled with books" and "... with dvds" share
+    # "bookcase filled", which names the bookcase only.
+    while last > at and not can_name_a_thing(_plain(words[last])):
+        last -= 1
     return first, last
 
 

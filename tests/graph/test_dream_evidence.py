@@ -230,6 +230,12 @@ def test_a_phrase_is_words_side_by_side_in_one_clause() -> None:
         9,
     )
     assert "Biscuit and Fluffy" not in apart.why and "Biscuit" in apart.why
+    shelves = written(
+        "[shared a photo: a bookcase filled with books and a toy car]",
+        "[shared a photo: a bookcase filled with dvds and movies]",
+        48,
+    )
+    assert shelves.hypothesis.startswith("You came back to bookcase 48 days later"), "not 'bookcase filled'"
 
 
 def test_a_word_only_the_pair_uses_and_english_rarely_does_weighs_as_a_name() -> None:

@@ -58,6 +58,23 @@ def test_a_word_through_three_sittings_months_apart_is_a_theme_spread_from_first
     assert theme.sources == tuple(KAYAK)
 
 
+def test_a_word_capitalised_only_to_open_a_sentence_is_named_as_a_word_and_a_name_as_a_name() -> None:
+    pottery = [
+        memory("Signed up for a pottery class near the station, first lesson on Monday.", 0, "p0"),
+        memory("Took the kids to a pottery workshop and we each made a bowl.", 40, "p1"),
+        memory("Pottery is the only thing that calms me down after work lately.", 80, "p2"),
+    ]
+    [theme] = themes_in({"pottery": pottery}, corpus_size=60)
+    assert theme.term == "pottery"
+    odile = [
+        memory("Grandma Odile called to say her tomatoes finally ripened.", 0, "o0"),
+        memory("Visited Odile in the care home, she beat everyone at scrabble.", 40, "o1"),
+        memory("Odile turns ninety next month and we are planning a lunch.", 80, "o2"),
+    ]
+    [theme] = themes_in({"odile": odile}, corpus_size=60)
+    assert theme.term == "Odile"
+
+
 def test_no_theme_from_one_sitting_a_short_span_an_everyday_word_or_one_sentence_repeated() -> None:
     one_evening = [memory(m.text, 0.01 * i, f"e{i}") for i, m in enumerate(KAYAK)]
     one_week = [memory(m.text, 2 * i, f"w{i}") for i, m in enumerate(KAYAK)]

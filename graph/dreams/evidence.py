@@ -89,6 +89,7 @@ _FILLER_TEXT = """
     day days time times month months year years ago long new old last next
     going gonna wanna gotta come came make made take took see saw look looking looks
     want wanted need needed like liked love loved really keep kept let's
+    fav favs fave faves favorite favorites favourite favourites
     towards toward around through across along among within without upon onto via per
     even though yet already almost always sometimes often usually maybe perhaps probably
     able else another every whole together enough least less little big small

@@ -64,6 +64,13 @@ def test_a_pair_that_shares_only_small_talk_is_not_a_connection() -> None:
     )
     assert greeting.shared == ()
     assert link_score(greeting) is None
+    # Saying what one likes best is tone too: the trilogy and the desserts share no topic by it.
+    faves = pair(
+        memory("a", "This fantasy trilogy is one of my faves, the battles blow me away."),
+        memory("b", "Dairy-free desserts are my faves, coconut ones above all.", 150),
+        0.80,
+    )
+    assert "faves" not in {term.term for term in faves.shared} and link_score(faves) is None
 
 
 def test_restatements_are_not_connections() -> None:

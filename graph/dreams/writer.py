@@ -64,7 +64,12 @@ def _gap(apart: timedelta) -> str:
 
 
 def _position(term: str, words: list[str]) -> int | None:
-    return next((i for i, word in enumerate(words) if term in tokens(word)), None)
+    """Where `words` first use `term` in any case or form ("Rome" in "...trip to Rome.", "bowls"
+    in "...my hand-painted bowl")."""
+    wanted = {term_root(token) for token in tokens(term)}
+    return next(
+        (i for i, word in enumerate(words) if any(term_root(token) in wanted for token in tokens(word))), None
+    )
 
 
 def excerpt(text: str, term: str | None, limit: int) -> str:

@@ -284,6 +284,14 @@ def test_being_each_others_nearest_counts_only_where_the_neighbourhood_is_most_o
     assert link_score(small) is not None and link_score(large) is None
 
 
+def test_a_quote_shows_the_word_in_whatever_case_or_form_the_memory_writes_it() -> None:
+    opening = "Jon: Hey Gina, hope you're doing great! Still working on my business plans, slowly. "
+    rome = excerpt(opening + "Took a short trip last week to Rome to clear my mind.", "Rome", 90)
+    assert "Rome" in rome and rome.startswith("…")
+    bowl = excerpt(opening + "Also painted a bowl for my mother, glazed in blue.", "bowls", 90)
+    assert "bowl" in bowl and bowl.startswith("…")
+
+
 def test_a_quote_is_never_cut_inside_a_word() -> None:
     text = (
         "我们在公园里跑步\uff0c然后去了图书馆看书。" * 4

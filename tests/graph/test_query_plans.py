@@ -90,14 +90,15 @@ async def test_memories_no_longer_live_cost_a_recall_nothing(store: GraphStore, 
     indexes that hold the status. Counted through the time indexes instead, every promoted claim
     and superseded fact of the profile was read again on every recall."""
     before = await _db_hits_of_a_recall(store, profile_id, "lighthouse keeper")
-    # Rows written directly: this test is about what a recall reads, not how they came to be.
+    # Rows written directly: this test is about what a recall reads, not how they came to be. Their
+    # ids carry the profile's, as ids are unique across the database the suite keeps between runs.
     await store.driver.execute_query(
         """
         UNWIND range(1, 40) AS n
-        CREATE (:Claim {profile_id: $profile_id, id: 'c' + n, status: 'promoted', text: 'moved to Porto',
-                        created_at: datetime()})
-        CREATE (:Fact {profile_id: $profile_id, id: 'f' + n, status: 'superseded', text: 'lives in Lisbon',
-                       recorded_at: datetime()})
+        CREATE (:Claim {profile_id: $profile_id, id: $profile_id + ':c' + n, status: 'promoted',
+                        text: 'moved to Porto', created_at: datetime()})
+        CREATE (:Fact {profile_id: $profile_id, id: $profile_id + ':f' + n, status: 'superseded',
+                       text: 'lives in Lisbon', recorded_at: datetime()})
         """,
         profile_id=profile_id,
         database_=store.settings.database,

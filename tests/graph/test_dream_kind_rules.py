@@ -44,6 +44,11 @@ def pair(first: Memory, second: Memory, cosine: float | None = None) -> Candidat
     return CandidatePair(first, second, meaning, shared, 100)
 
 
+def forty_days_apart(prefix: str, *texts: str) -> list[Memory]:
+    """The texts as memories told 40 days apart, with ids `prefix`0, `prefix`1, ..."""
+    return [memory(text, 40 * index, f"{prefix}{index}") for index, text in enumerate(texts)]
+
+
 KAYAK = [
     memory("Took the kayak out on the lake at dawn and saw a heron fishing.", 0),
     memory("Patched a crack in the kayak hull with epoxy in the garage.", 40),
@@ -59,18 +64,20 @@ def test_a_word_through_three_sittings_months_apart_is_a_theme_spread_from_first
 
 
 def test_a_word_capitalised_only_to_open_a_sentence_is_named_as_a_word_and_a_name_as_a_name() -> None:
-    pottery = [
-        memory("Signed up for a pottery class near the station, first lesson on Monday.", 0, "p0"),
-        memory("Took the kids to a pottery workshop and we each made a bowl.", 40, "p1"),
-        memory("Pottery is the only thing that calms me down after work lately.", 80, "p2"),
-    ]
+    pottery = forty_days_apart(
+        "p",
+        "Signed up for a pottery class near the station, first lesson on Monday.",
+        "Took the kids to a pottery workshop and we each made a bowl.",
+        "Pottery is the only thing that calms me down after work lately.",
+    )
     [theme] = themes_in({"pottery": pottery}, corpus_size=60)
     assert theme.term == "pottery"
-    odile = [
-        memory("Grandma Odile called to say her tomatoes finally ripened.", 0, "o0"),
-        memory("Visited Odile in the care home, she beat everyone at scrabble.", 40, "o1"),
-        memory("Odile turns ninety next month and we are planning a lunch.", 80, "o2"),
-    ]
+    odile = forty_days_apart(
+        "o",
+        "Grandma Odile called to say her tomatoes finally ripened.",
+        "Visited Odile in the care home, she beat everyone at scrabble.",
+        "Odile turns ninety next month and we are planning a lunch.",
+    )
     [theme] = themes_in({"odile": odile}, corpus_size=60)
     assert theme.term == "Odile"
 
@@ -78,16 +85,12 @@ def test_a_word_capitalised_only_to_open_a_sentence_is_named_as_a_word_and_a_nam
 def test_no_theme_from_one_sitting_a_short_span_an_everyday_word_or_one_sentence_repeated() -> None:
     one_evening = [memory(m.text, 0.01 * i, f"e{i}") for i, m in enumerate(KAYAK)]
     one_week = [memory(m.text, 2 * i, f"w{i}") for i, m in enumerate(KAYAK)]
-    dinner = [
-        memory(text, 40 * i, f"d{i}")
-        for i, text in enumerate(
-            (
-                "Cooked dinner for my parents and we played cards after.",
-                "Dinner at the new place downtown was too salty for me.",
-                "Skipped dinner because the meeting ran until nine.",
-            )
-        )
-    ]
+    dinner = forty_days_apart(
+        "d",
+        "Cooked dinner for my parents and we played cards after.",
+        "Dinner at the new place downtown was too salty for me.",
+        "Skipped dinner because the meeting ran until nine.",
+    )
     routine = [memory("Cleaned the kitchen and did two loads of washing.", 40 * i, f"r{i}") for i in range(3)]
     assert themes_in({"kayak": one_evening}, 60) == []
     assert themes_in({"kayak": one_week}, 60) == []

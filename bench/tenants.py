@@ -7,8 +7,8 @@ For each query the set of the profile's exact cosine top-10 (numpy over its stor
 compared with the set each way of searching returns (ties among near-copies make the order of
 equal scores arbitrary, so sets are compared, and the share of the exact ten found):
 
-- `in-index filter`: Neo4j 2026's `SEARCH ... WHERE n.profile_id = ...`, as recall runs it (30
-  neighbours asked, the best 10 kept);
+- `in-index filter`: Neo4j 2026's `SEARCH ... WHERE n.profile_id = ...`, as recall runs it (45
+  neighbours asked, of any status, the live ones kept, the best 10 of those);
 - `post-filter`: what Reverie ran on Neo4j 5.26, on the same index and data: the index's
   nearest neighbours of every profile, this profile's kept, asked again for 8x more (up to
   4,000) while fewer than 10 were its own.
@@ -38,6 +38,7 @@ from bench.database import count, driver_for, prepare, provisioned
 from bench.report import results_path, table, write_json
 from bench.semantic import bench_embedder
 from bench.stats import Figure, Latency
+from graph.recall.semantic import first_fetch
 
 INSTANCE = "tenants"
 MEASURED = "tenant-measured"
@@ -57,11 +58,13 @@ _IN_INDEX = """
 CYPHER 25
 MATCH (n:Recallable)
   SEARCH n IN (VECTOR INDEX recall_embedding FOR $vector
-    WHERE n.profile_id = $profile AND n.embedding_model = $model AND n.status = 'active'
+    WHERE n.profile_id = $profile AND n.embedding_model = $model
     LIMIT $fetch) SCORE AS score
+WITH n, score WHERE n.status = 'active'
 RETURN n.id AS id ORDER BY score DESC LIMIT $top
 """
-_RECALL_FETCH = 30
+# What recall's first search asks for, for a recall of 10 (it takes 30 candidates per lane).
+_RECALL_FETCH = first_fetch(30)
 _MEASURED_VECTORS = "MATCH (n:SourceFragment {profile_id: $profile}) RETURN n.id AS id, n.embedding AS vector"
 _LOADED = "MATCH (n:SourceFragment) WHERE n.profile_id STARTS WITH 'tenant-' RETURN count(n) AS loaded"
 _POST_FILTER = """

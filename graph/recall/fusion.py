@@ -28,7 +28,7 @@ The weight was chosen on the LoCoMo development split holding out each conversat
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Final
@@ -195,8 +195,3 @@ def clarifications_of(memories: Sequence[FoundMemory], limit: int) -> list[Clari
     """The open clarifications touching the results, newest first."""
     found = {question.id: question for memory in memories for question in memory.clarifications}
     return sorted(found.values(), key=lambda question: question.created_at, reverse=True)[:limit]
-
-
-def lexical_ids(lexical: Mapping[RecallKind, Sequence[FoundMemory]]) -> dict[RecallKind, list[str]]:
-    """The ids of the lexical candidates per kind (whose cosines the semantic lane then reads)."""
-    return {kind: [memory.id for memory in memories] for kind, memories in lexical.items()}

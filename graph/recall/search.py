@@ -31,7 +31,6 @@ from graph.recall.fusion import (
     LaneResults,
     clarifications_of,
     fuse,
-    lexical_ids,
     lift_neighbours,
 )
 from graph.recall.models import Evidence, RecallItem, RecallKind, RecallResult
@@ -41,6 +40,7 @@ from graph.recall.records import FoundMemory, OwnedEvidence, RecalledDream
 from graph.recall.related import RELATED_DREAMS_LIMIT, related_dreams
 from graph.recall.request import KINDS, RecallRequest, search_terms, search_words
 from graph.recall.semantic import SemanticLane, SemanticSearch, semantic_lane
+from graph.rows import Row
 
 
 @dataclass(frozen=True)
@@ -55,10 +55,15 @@ def _vector_of(query: _QueryVector | None) -> tuple[Vector | None, str | None]:
     return (query.vector, query.model_id) if query is not None else (None, None)
 
 
-def fulltext_params(request: RecallRequest, words: list[str], terms: str) -> dict[str, Any]:
+def fulltext_params(
+    request: RecallRequest, words: list[str], terms: str, query: _QueryVector | None = None
+) -> dict[str, Any]:
     """The parameters of `FULLTEXT_SEARCH` for `request` (the profile's own are added by the
-    transaction)."""
+    transaction); with the query's vector, its candidates' cosines are read too."""
+    vector, model_id = _vector_of(query)
     return {
+        "vector": vector,
+        "model": model_id,
         "searches": [
             {"kind": kind, "index": search.index, "statuses": " OR ".join(request.statuses(kind))}
             for kind, search in KINDS.items()
@@ -79,33 +84,45 @@ def fulltext_params(request: RecallRequest, words: list[str], terms: str) -> dic
     }
 
 
+@dataclass(frozen=True)
+class _LexicalLane:
+    ranked: dict[RecallKind, list[FoundMemory]]
+    # Lexical shares of more memories than ranked, and the ranked ones' cosines.
+    shares: dict[str, float]
+    cosines: dict[str, float]
+    dreams: list[RecalledDream]
+
+
+def _pairs(row: Row, column: str) -> dict[str, float]:
+    return {str(memory_id): float(value) for memory_id, value in row[column]}
+
+
 async def lexical_search(
-    tx: ProfileTx, request: RecallRequest, words: list[str], terms: str
-) -> tuple[dict[RecallKind, list[FoundMemory]], dict[str, float], list[RecalledDream]]:
-    """Each kind's memories matching `words`, best first, with their lexical shares (more of
-    them in the second map), and the open dreams whose text matches `terms`."""
-    row = await tx.one(q.FULLTEXT_SEARCH, **fulltext_params(request, words, terms))
+    tx: ProfileTx, request: RecallRequest, words: list[str], terms: str, query: _QueryVector | None
+) -> _LexicalLane:
+    """Each kind's memories matching `words`, best first, with their lexical shares and their
+    cosines to `query`, and the open dreams whose text matches `terms`."""
+    row = await tx.one(q.FULLTEXT_SEARCH, **fulltext_params(request, words, terms, query))
     ranked: dict[RecallKind, list[FoundMemory]] = {kind: [] for kind in KINDS}
     for memory in sorted(map(FoundMemory.from_row, row["memories"]), key=lambda memory: -memory.score):
         ranked[memory.kind].append(memory)
-    shares = {str(memory_id): float(share) for memory_id, share in row["shares"]}
-    return ranked, shares, [RecalledDream.from_map(dream) for dream in row["dreams"]]
+    dreams = [RecalledDream.from_map(dream) for dream in row["dreams"]]
+    return _LexicalLane(ranked, _pairs(row, "shares"), _pairs(row, "cosines"), dreams)
 
 
-async def semantic_search(
-    tx: ProfileTx, request: RecallRequest, query: _QueryVector, lexical: dict[RecallKind, list[str]]
-) -> SemanticLane:
-    """Each kind's memories nearest the query, and the cosine score of the `lexical` candidates."""
+async def semantic_search(tx: ProfileTx, request: RecallRequest, query: _QueryVector) -> SemanticLane:
+    """Each kind's memories nearest the query."""
     search = SemanticSearch(
         vector=query.vector,
         model_id=query.model_id,
         statuses={EmbeddedKind(kind): request.statuses(kind) for kind in KINDS},
         limit=request.candidates,
-        enough=request.limit,
+        # A look back in time may leave few memories that were live then, and each widening
+        # costs a search: the results asked for are enough there. Otherwise the fusion's share.
+        enough=request.limit if request.known_at or request.valid_at else request.candidates,
         min_score=query.min_score,
         known_at=request.known_at,
         valid_at=request.valid_at,
-        named={EmbeddedKind(kind): ids for kind, ids in lexical.items()},
     )
     return await semantic_lane(tx, search)
 
@@ -144,52 +161,50 @@ async def _together(*jobs: Callable[[], Coroutine[Any, Any, None]]) -> None:
 async def _run_lanes(
     graph: ProfileGraph, request: RecallRequest, terms: str, vectors: VectorKeeper | None
 ) -> tuple[LaneResults, list[RecalledDream], _QueryVector | None]:
-    """Both lanes at once, and the query's vector when the semantic lane runs. The database
-    answers the lexical search while the model encodes the query (outside any transaction: a
-    retried transaction must not re-run it). Once both are known, one query runs the vector
-    search and reads the cosines of the lexical candidates it did not bring, a round trip fewer
-    than searching first. The vector search waits for this process's earlier writes of the
-    profile to have their vectors (a wait that starts as the query is encoded), so what was just
-    remembered is found by meaning too. The lexical search also finds the open dreams whose
-    text matches the query. When the query names days, the fragments said in them are read
-    once the query's vector is known, beside the vector search."""
-    lanes, dreams, encoded = LaneResults(periods=named_periods(request.query)), list[RecalledDream](), None
-    lexical_done, encoding_done = anyio.Event(), anyio.Event()
+    """Both lanes at once, and the query's vector when the semantic lane runs. The model encodes
+    the query first (outside any transaction: a retried transaction must not re-run it), and the
+    searches start once this process's earlier writes of the profile have their vectors (a wait
+    that runs beside the encoding), so what was just remembered is found by meaning too. Then
+    the lexical search and the vector search run side by side, each a read of its own. The
+    lexical search reads the cosines of its candidates to the query, and the lexical shares of
+    more memories than it ranks, so the fusion weighs every candidate by both lanes with no
+    third query. It also finds the open dreams whose text matches the query. When the query
+    names days, the fragments said in them are read beside the two searches."""
+    lanes, dreams = LaneResults(periods=named_periods(request.query)), list[RecalledDream]()
+    query: _QueryVector | None = None
+    if vectors is not None:
+        query = await _encoded(graph, request, vectors)
 
     async def lexical() -> None:
         nonlocal dreams
-        lanes.lexical, lanes.shares, dreams = await graph.read_alone(
-            lexical_search, request, search_words(request), terms
-        )
-        lexical_done.set()
+        found = await graph.read_alone(lexical_search, request, search_words(request), terms, query)
+        lanes.lexical, lanes.shares, dreams = found.ranked, found.shares, found.dreams
+        lanes.similarities.update(found.cosines)
 
-    async def semantic(keeper: VectorKeeper) -> None:
-        nonlocal encoded
-        model = keeper.embedder
-        async with anyio.create_task_group() as group:
-            group.start_soon(keeper.settled, graph)
-            query = _QueryVector(await model.query(request.query), model.model_id, model.spec.min_score)
-        encoded = query
-        encoding_done.set()
-        await lexical_done.wait()
-        found = await graph.read_alone(semantic_search, request, query, lexical_ids(lanes.lexical))
+    async def semantic(known: _QueryVector) -> None:
+        found = await graph.read_alone(semantic_search, request, known)
         lanes.semantic = {kind: found.nearest[EmbeddedKind(kind)] for kind in KINDS}
-        lanes.similarities = found.cosines
+        lanes.similarities.update(found.cosines)
 
     async def dated(periods: list[Period]) -> None:
-        if vectors is not None:
-            await encoding_done.wait()
-        lanes.dated = await graph.read_alone(said_within, request, periods, *_vector_of(encoded))
+        lanes.dated = await graph.read_alone(said_within, request, periods, *_vector_of(query))
 
-    # The encoding is started first: the vector search waits for it, and in a small profile it
-    # is the slower of the two (a larger profile's lexical search can take longer).
     jobs: list[Callable[[], Coroutine[Any, Any, None]]] = [lexical]
-    if vectors is not None:
-        jobs.insert(0, partial(semantic, vectors))
+    if query is not None:
+        jobs.append(partial(semantic, query))
     if periods := readable(lanes.periods):
         jobs.append(partial(dated, periods))
     await _together(*jobs)
-    return lanes, dreams, encoded
+    return lanes, dreams, query
+
+
+async def _encoded(graph: ProfileGraph, request: RecallRequest, vectors: VectorKeeper) -> _QueryVector:
+    """The query's vector, once this process's earlier writes of the profile have theirs."""
+    model = vectors.embedder
+    async with anyio.create_task_group() as group:
+        group.start_soon(vectors.settled, graph)
+        vector = await model.query(request.query)
+    return _QueryVector(vector, model.model_id, model.spec.min_score)
 
 
 async def _with_context(

@@ -180,13 +180,13 @@ async def test_the_large_neighbour_searched_through_the_index_never_gets_the_sma
 @pytest.mark.parametrize(
     ("usable", "expected"),
     [
-        (0, 240),  # none of the 30 were known at the time asked about: look eightfold further
+        (0, 240),  # none of the 30 were usable (withdrawn, or unknown then): look eightfold further
         (1, 240),  # one in 30: fifteen times as far would be needed, capped at eightfold
         (6, 90),  # a fifth were kept: 10 wanted, so about 50 more, with half again as margin
         (9, 60),  # nearly enough: at least twice as many, so one more search should do
     ],
 )
-def test_a_look_back_in_time_asks_for_as_many_more_neighbours_as_the_kept_share_suggests(
+def test_a_search_that_kept_too_few_asks_for_as_many_more_neighbours_as_the_kept_share_suggests(
     usable: int, expected: int
 ) -> None:
     assert _next_fetch(30, usable, enough=10) == expected

@@ -18,6 +18,7 @@ from graph.embedding.store import embed_missing
 from graph.localdb import LocalNeo4j
 from graph.memory.models import ClaimInput
 from graph.memory.pipeline import RememberRequest, remember
+from graph.memory.retraction import retract
 from graph.recall.models import RecallResult
 from graph.recall.request import RecallRequest
 from graph.recall.search import recall
@@ -61,6 +62,23 @@ async def test_a_paraphrase_is_found_by_meaning_and_only_by_meaning(
 
     assert top(found) == (PUPPY, ["semantic"])
     assert PUPPY not in [item.text for item in lexical_only.results]
+
+
+async def test_withdrawn_memories_nearer_the_question_do_not_hide_a_live_one(
+    graph: ProfileGraph, vectors: VectorKeeper
+) -> None:
+    """The index search filters by profile and model, and the status is checked on what it
+    returns: when all the first neighbours are withdrawn, the lane asks the index again."""
+    await remember_all(graph, (PUPPY, *OTHERS), vectors)
+    withdrawn = await remember_all(
+        graph, tuple(f"Yes, the person owns a dog (note {n})." for n in range(40)), vectors
+    )
+    for fragment_id in withdrawn.values():
+        await retract(graph, fragment_id, "the person has no dog")
+
+    found = await recall(graph, RecallRequest(query=PET_QUESTION, limit=1), vectors=vectors)
+
+    assert top(found) == (PUPPY, ["semantic"])
 
 
 async def test_an_exact_rare_name_still_ranks_first(graph: ProfileGraph, vectors: VectorKeeper) -> None:

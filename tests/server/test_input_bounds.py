@@ -53,13 +53,19 @@ async def test_an_edge_input_is_a_clear_error_that_changes_nothing(
     assert len(text) < 2_000
     assert (await call("recall_memory", query="jazz"))["results"] == []
     after = await call("dreaming_status")
-    # Nothing changed: no setting, no memory waiting for its vector, no run, no dream.
+    # Nothing changed: no setting, no memory waiting for its vector, no run, no dream. The
+    # server's own background backfill moves on its own schedule: a server just started can
+    # show it running before and done after.
     assert after["config"] == before["config"]
-    assert (after["semantic"], after["latest_run"], after["counts"]) == (
-        before["semantic"],
+    assert (vectors_of(after), after["latest_run"], after["counts"]) == (
+        vectors_of(before),
         before["latest_run"],
         before["counts"],
     )
+
+
+def vectors_of(status: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in status["semantic"].items() if key != "backfill"}
 
 
 async def test_a_huge_unknown_id_is_not_echoed_back_whole(client: Client) -> None:

@@ -34,10 +34,11 @@ MAX_FETCH: Final = 4_000
 # notes and one about a puppy had the puppy missing from the first 3 neighbours of "Does the
 # person own a dog?", and first among the first 9.
 MIN_FETCH: Final = 30
-# The first search asks for half as many again as the fusion takes: some neighbours are not
-# live. The bench's profile of 1,000 (999 fragments, 222 facts, each beside the claim promoted
-# into it, and 36 rejected or candidate claims): 200 queries kept 22 to 30 of 30 neighbours, and
-# 35 to 45 of 45.
+# Half as many again as needed: the first search's margin over the fusion's share, since some
+# neighbours are not live, and a widening's margin over what the share kept suggests. The
+# bench's profile of 1,000 (999 fragments, 222 facts, each beside the claim promoted into it,
+# and 36 rejected or candidate claims): 200 queries kept 22 to 30 of 30 neighbours, and 35 to 45
+# of 45.
 HEADROOM: Final = 1.5
 
 
@@ -125,5 +126,5 @@ def _next_fetch(fetch: int, usable: int, enough: int) -> int:
     A search often keeps some of the first neighbours, just too few: the share kept
     says how far to look, with half again as margin (2 to 8 times as many). Only when none were
     kept does the search jump eightfold."""
-    growth = 8 if usable == 0 else min(max(math.ceil(1.5 * enough / usable), 2), 8)
+    growth = 8 if usable == 0 else min(max(math.ceil(HEADROOM * enough / usable), 2), 8)
     return min(fetch * growth, MAX_FETCH)

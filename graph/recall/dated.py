@@ -11,8 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Final
 
-from graph.access import ProfileTx
-from graph.embedding.encoder import Vector
+from graph.access import PackedVector, ProfileTx
 from graph.recall.dated_queries import SAID_WITHIN
 from graph.recall.periods import Period, nearness
 from graph.recall.records import FoundMemory
@@ -39,7 +38,7 @@ async def said_within(
     tx: ProfileTx,
     request: RecallRequest,
     periods: Sequence[Period],
-    vector: Vector | None,
+    vector: PackedVector | None,
     model_id: str | None,
 ) -> list[FoundMemory]:
     """The live fragments said in `periods` or their grace days, nearest `vector` first (scored by cosine, 0

@@ -16,8 +16,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Final
 
-from graph.access import ProfileTx
-from graph.embedding.encoder import Vector
+from graph.access import PackedVector, ProfileTx
 from graph.recall.neighbour_queries import NEXT_TURNS
 from graph.recall.records import FoundMemory
 from graph.recall.request import RecallRequest
@@ -35,7 +34,7 @@ def asks(memory: FoundMemory) -> bool:
 async def next_turns(
     tx: ProfileTx,
     request: RecallRequest,
-    vector: Vector | None,
+    vector: PackedVector | None,
     model_id: str | None,
     anchor_ids: Sequence[str],
 ) -> list[tuple[str, FoundMemory]]:

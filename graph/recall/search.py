@@ -16,9 +16,8 @@ from typing import Any
 
 import anyio
 
-from graph.access import ProfileGraph, ProfileTx
+from graph.access import PackedVector, ProfileGraph, ProfileTx, packed
 from graph.clock import as_utc
-from graph.embedding.encoder import Vector
 from graph.embedding.keeper import VectorKeeper
 from graph.embedding.kinds import EmbeddedKind
 from graph.recall import queries as q
@@ -45,12 +44,12 @@ from graph.rows import Row
 
 @dataclass(frozen=True)
 class _QueryVector:
-    vector: list[float]
+    vector: PackedVector
     model_id: str
     min_score: float
 
 
-def _vector_of(query: _QueryVector | None) -> tuple[Vector | None, str | None]:
+def _vector_of(query: _QueryVector | None) -> tuple[PackedVector | None, str | None]:
     """The query's vector and its model, for a read that scores by cosine (None: no vector)."""
     return (query.vector, query.model_id) if query is not None else (None, None)
 
@@ -204,7 +203,7 @@ async def _encoded(graph: ProfileGraph, request: RecallRequest, vectors: VectorK
     async with anyio.create_task_group() as group:
         group.start_soon(vectors.settled, graph)
         vector = await model.query(request.query)
-    return _QueryVector(vector, model.model_id, model.spec.min_score)
+    return _QueryVector(packed(vector), model.model_id, model.spec.min_score)
 
 
 async def _with_context(

@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
-from graph.access import ProfileTx
-from graph.embedding.encoder import Vector
+from graph.access import PackedVector, ProfileTx
 from graph.embedding.kinds import EmbeddedKind
 from graph.recall import semantic_queries as q
 from graph.recall.records import FoundMemory
@@ -44,7 +43,7 @@ HEADROOM: Final = 1.5
 
 @dataclass(frozen=True)
 class SemanticSearch:
-    vector: Vector
+    vector: PackedVector
     model_id: str
     statuses: Mapping[EmbeddedKind, Sequence[str]]
     limit: int

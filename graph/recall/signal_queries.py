@@ -24,8 +24,8 @@ LOG_QUESTIONS = ScopedQuery(
     DELETE old
     """,
 )
-# How often each memory was returned, and when last; by id within its kind (a memory forgotten
-# since matches nothing).
+# How often each memory was returned, and when last (`$at` holds the time of each recall written,
+# `last` a position in it); by id within its kind (a memory forgotten since matches nothing).
 COUNT_RECALLS = ScopedQuery(
     "count_recalls",
     "CALL {"
@@ -34,7 +34,7 @@ COUNT_RECALLS = ScopedQuery(
         UNWIND $counts.{kind} AS recalled
         MATCH (n:{STORAGE[kind].label} {{profile_id: $profile_id, id: recalled.id}})
         SET n.recall_count = coalesce(n.recall_count, 0) + recalled.times,
-            n.last_recalled_at = recalled.at
+            n.last_recalled_at = $at[recalled.last]
         RETURN count(n) AS counted
         """
         for kind in SEARCHED_KINDS

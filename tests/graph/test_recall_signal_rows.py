@@ -19,9 +19,9 @@ def test_each_memory_is_counted_once_per_recall_with_the_latest_time() -> None:
     rows = signal_rows([first, second])
 
     assert rows["counts"] == {
-        "fact": [{"id": "job", "times": 1, "at": START}],
+        "fact": [{"id": "job", "times": 1, "last": 0}],
         "claim": [],
-        "fragment": [{"id": "bike", "times": 2, "at": START + timedelta(seconds=1)}],
+        "fragment": [{"id": "bike", "times": 2, "last": 1}],
     }
     questions = rows["questions"]
     assert isinstance(questions, list)

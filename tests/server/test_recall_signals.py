@@ -28,6 +28,7 @@ async def test_reflect_shows_the_most_recalled_memories_and_the_questions_asked(
 
     [most] = signals["most_recalled"]
     assert (most["id"], most["kind"], most["text"], most["recall_count"]) == (bike, "fragment", BIKE, 2)
+    assert most["last_recalled_at"] == signals["recent_questions"][0]["at"]
     assert [(asked["query"], asked["memory_ids"]) for asked in signals["recent_questions"]] == [
         (questions[1], [bike]),
         (questions[0], [bike]),

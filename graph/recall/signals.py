@@ -32,9 +32,9 @@ from graph.recall.models import RecallResult
 log = logging.getLogger(__name__)
 
 QUESTION_LOG: Final = 200
-# Each write is a transaction of its own (three round trips and a commit). Half a second made
-# two a second while the bench's HTTP lane recalled, 6% of the server process's time.
-FLUSH_AFTER: Final = 2.0
+# Two seconds were tried (each write is a transaction of its own, 6% of the HTTP server's time in
+# the bench): no measurable gain, and more writes left to a shutdown, when Neo4j may be gone.
+FLUSH_AFTER: Final = 0.5
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from urllib.parse import urlparse
 
 import anyio
 import pytest
-from anyio.abc import SocketStream
+from anyio.abc import SocketStream, TaskStatus
 from mcp import Client
 
 from graph.access import ConnectionSettings
@@ -90,14 +90,26 @@ async def test_a_tool_call_fails_clearly_while_neo4j_is_down_and_works_once_it_i
     neo4j_settings: ConnectionSettings, profile_id: str
 ) -> None:
     settings, port, target = relayed_settings(neo4j_settings, profile_id)
-    async with Client(build_server(settings, "stdio")) as client:
-        async with relay(port, target):
-            stored = structured(await client.call_tool("remember", {"content": "The relay is up."}))
-        down = error_text(await client.call_tool("recall_memory", {"query": "relay"}))
-        assert settings.neo4j_uri in down and "cannot be reached" in down
-        async with relay(port, target):
+    # Once back, Neo4j stays until the server has stopped, so the writes a stop finishes (vectors,
+    # recall signals) succeed. Left down, they fail with a logged warning, and the stop may cancel
+    # a refused connection attempt whose error the driver then leaves uncollected (its wait_for
+    # re-raises the cancellation without reading the finished attempt), which fails a test.
+    async with anyio.create_task_group() as back:
+        async with Client(build_server(settings, "stdio")) as client:
+            async with relay(port, target):
+                stored = structured(await client.call_tool("remember", {"content": "The relay is up."}))
+            down = error_text(await client.call_tool("recall_memory", {"query": "relay"}))
+            assert settings.neo4j_uri in down and "cannot be reached" in down
+            await back.start(_relaying, port, target)
             found = structured(await client.call_tool("recall_memory", {"query": "relay"}))
+        back.cancel_scope.cancel()
     assert [item["id"] for item in found["results"]] == [stored["fragment"]["id"]]
+
+
+async def _relaying(port: int, target: int, *, task_status: TaskStatus[None]) -> None:
+    async with relay(port, target):
+        task_status.started()
+        await anyio.sleep_forever()
 
 
 async def test_a_frozen_neo4j_fails_a_call_within_seconds_and_the_next_call_works_once_it_thaws(

@@ -56,9 +56,9 @@ class Recalled:
 
 
 def signal_rows(recalls: list[Recalled]) -> dict[str, object]:
-    """The parameters of one write: the questions to log, and each memory's added count with the
-    position of the last question that returned it (its time is that question's: each time
-    travels once, since the driver packs a datetime slowly)."""
+    """The parameters of one write: the questions to log, each memory's added count with the
+    position in `at` of the last recall that returned it, and `at`, each recall's time (a time
+    per recall rather than per memory returned, since the driver packs a datetime slowly)."""
     times: Counter[tuple[str, str]] = Counter(pair for recall in recalls for pair in recall.results)
     last = {pair: position for position, recall in enumerate(recalls) for pair in recall.results}
     counts: dict[str, list[dict[str, object]]] = {"fact": [], "claim": [], "fragment": []}
@@ -73,13 +73,13 @@ def signal_rows(recalls: list[Recalled]) -> dict[str, object]:
         }
         for recall in recalls
     ]
-    return {"questions": questions, "counts": counts}
+    return {"questions": questions, "counts": counts, "at": [recall.at for recall in recalls]}
 
 
 async def _write(tx: ProfileTx, recalls: list[Recalled]) -> None:
     rows = signal_rows(recalls)
     await tx.run(q.LOG_QUESTIONS, questions=rows["questions"], keep=QUESTION_LOG)
-    await tx.run(q.COUNT_RECALLS, counts=rows["counts"], at=[recall.at for recall in recalls])
+    await tx.run(q.COUNT_RECALLS, counts=rows["counts"], at=rows["at"])
 
 
 @dataclass(eq=False)

@@ -23,6 +23,7 @@ def test_each_memory_is_counted_once_per_recall_with_the_latest_time() -> None:
         "claim": [],
         "fragment": [{"id": "bike", "times": 2, "last": 1}],
     }
+    assert rows["at"] == [START, START + timedelta(seconds=1)]
     questions = rows["questions"]
     assert isinstance(questions, list)
     assert [(q["query"], q["at"], q["memory_ids"]) for q in questions] == [

@@ -33,9 +33,14 @@ RECENT_QUESTIONS = ScopedQuery(
 
 
 async def recall_signals(tx: ProfileTx, limit: int) -> RecallSignals:
-    """The `limit` most recalled memories and the `limit` newest questions of the profile."""
-    memories = await tx.run(MOST_RECALLED, limit=limit)
+    """The `limit` most recalled memories and the `limit` newest questions of the profile.
+
+    The questions are read first. Neo4j's reads see each commit as it lands, even inside one
+    transaction, and a question is written in the same transaction as its memories' counts:
+    read the other way round, a write landing between the two reads showed its questions
+    without their counts (2 of 8 runs of test_recall_signals)."""
     questions = await tx.run(RECENT_QUESTIONS, limit=limit)
+    memories = await tx.run(MOST_RECALLED, limit=limit)
     return RecallSignals(
         most_recalled=[RecalledMemory.model_validate(row) for row in memories],
         recent_questions=[RecalledQuestion.model_validate(row) for row in questions],

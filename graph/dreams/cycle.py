@@ -32,6 +32,7 @@ from graph.dreams.lifecycle import TRANSITIONS
 from graph.dreams.models import DreamDraft, DreamRun, DreamStatus, Phase, PhaseReport, RunStatus, Trigger
 from graph.dreams.night import find_all, propose_night
 from graph.dreams.records import CycleLock, OpenDream
+from graph.dreams.store import NewDream, create_dream
 from graph.embedding.keeper import VectorKeeper
 from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.store import embed_missing
@@ -39,6 +40,7 @@ from graph.errors import AlreadyDreamedError, InvalidInputError, ReverieError
 from graph.memory.reflect import count_health
 from graph.rows import id_of
 from graph.schema import GRAPH_FORMAT
+from graph.words_gate import pass_words_gate
 
 log = logging.getLogger(__name__)
 
@@ -199,20 +201,17 @@ async def _draft_dreams(
 
 
 async def _store_dreams(tx: ProfileTx, plan: CyclePlan, drafts: list[DreamDraft]) -> list[str]:
+    """The drafts still true to memory: the cycle drafted them outside any transaction, and a
+    source forgotten meanwhile drops its draft here, never its words into a dream."""
+    await pass_words_gate(tx)
     created = []
     for draft in drafts:
-        row = await tx.single(
-            q.CREATE_DREAM,
-            pair_key=draft.pair_key,
-            fields=_dream_fields(draft),
-            id=str(uuid.uuid4()),
-            run_id=plan.run_id,
-            source_ids=list(draft.source_ids),
-            builds_on=list(draft.builds_on),
-            now=plan.started_at,
+        dream = NewDream(
+            str(uuid.uuid4()), _dream_fields(draft), draft.source_ids, draft.builds_on, plan.run_id
         )
-        if row is not None:
-            created.append(id_of(row))
+        dream_id = await create_dream(tx, dream, plan.started_at)
+        if dream_id is not None:
+            created.append(dream_id)
     return created
 
 

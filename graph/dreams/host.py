@@ -24,7 +24,6 @@ from typing import Any, Final
 from graph.access import ProfileGraph, ProfileTx
 from graph.clock import utcnow
 from graph.dreams import host_queries as hq
-from graph.dreams import queries as q
 from graph.dreams.candidates import find_candidates, pair_evidence
 from graph.dreams.evidence import JUDGED_FLOOR_SHARE, CandidatePair, evidence_score, is_restatement
 from graph.dreams.generator import LinkGenerator, connections, draft
@@ -44,12 +43,15 @@ from graph.dreams.records import (
     pair_key_from_row,
     stored_statement_from_row,
 )
+from graph.dreams.store import NewDream, create_dream
 from graph.dreams.writer import confidence, excerpt, likelihood, rationale
 from graph.embedding.keeper import VectorKeeper
 from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.store import embed_missing
 from graph.errors import InvalidInputError, NotFoundError
+from graph.memory.claims import check_claim
 from graph.memory.models import ClaimInput
+from graph.words_gate import pass_words_gate
 
 MAX_SOURCES: Final = 4
 MAX_CANDIDATES: Final = 20
@@ -186,8 +188,12 @@ async def _cited(tx: ProfileTx, ids: list[str]) -> list[Memory]:
 
 
 def _check_statement(statement: ClaimInput | None, fragment_ids: Sequence[str]) -> None:
-    """A statement may rest on the fragments the dream cites, and on nothing else."""
-    outside = sorted(set(statement.supported_by) - set(fragment_ids)) if statement else []
+    """A statement may rest on the fragments the dream cites, and on nothing else, and must be
+    a claim promotion could store (a statement no gate can take would only mislead)."""
+    if statement is None:
+        return
+    check_claim(statement)
+    outside = sorted(set(statement.supported_by) - set(fragment_ids))
     if outside:
         raise InvalidInputError(
             f"statement.supported_by may name only fragments the dream cites; {', '.join(outside)} "
@@ -253,6 +259,9 @@ class _Writing:
 
 
 async def _write_in(tx: ProfileTx, writing: _Writing) -> HostDreamResult:
+    # Before the checks: two hosts writing about one pair, or a forget of a cited memory, take
+    # turns here, and whichever is second sees what the first one wrote.
+    await pass_words_gate(tx)
     memories = await _cited(tx, writing.ids)
     _check_statement(writing.words.statement, [m.id for m in memories if m.kind == "fragment"])
     await _refuse_repeats(tx, memories)
@@ -271,18 +280,8 @@ async def _write_in(tx: ProfileTx, writing: _Writing) -> HostDreamResult:
         # A thread through three or four memories is a theme; two are a link.
         "kind": (DreamKind.LINK if len(memories) == 2 else DreamKind.THEME).value,
     }
-    dream_id = str(uuid.uuid4())
-    created = await tx.single(
-        q.CREATE_DREAM,
-        pair_key=sources_key(writing.ids),
-        fields=properties,
-        id=dream_id,
-        run_id=None,
-        source_ids=writing.ids,
-        builds_on=[],
-        now=writing.now,
-    )
-    if created is None:
+    dream_id = await create_dream(tx, NewDream(str(uuid.uuid4()), properties, writing.ids), writing.now)
+    if dream_id is None:
         raise InvalidInputError("these memories were dreamed together a moment ago; nothing was written.")
     return HostDreamResult(
         outcome="written",
@@ -318,6 +317,7 @@ async def write_dream(
 
 
 async def _judge_in(tx: ProfileTx, ids: list[str], writer: str, now: datetime) -> HostDreamResult:
+    await pass_words_gate(tx)  # a dream of this pair being written meanwhile goes first or after
     memories = await _cited(tx, ids)
     await _refuse_repeats(tx, memories)
     row = await tx.one(
@@ -344,6 +344,7 @@ async def judge_empty(
 async def _reword_in(
     tx: ProfileTx, dream_id: str, words: DreamWords, writer: str, now: datetime
 ) -> HostDreamResult:
+    await pass_words_gate(tx)  # a forget erasing this dream meanwhile goes first or after
     row = await tx.single(hq.LOCK_FOR_REWORDING, id=dream_id, now=now)
     if row is None:
         raise NotFoundError("dream", dream_id)

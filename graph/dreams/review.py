@@ -43,6 +43,7 @@ from graph.memory.claims import DREAM_FEEDBACK_LABEL
 from graph.memory.models import Authority, ClaimInput, ClaimResult, FragmentStatus, PromotionOutcome
 from graph.memory.pipeline import DEFAULT_VERIFIER, RememberRequest, remember_in
 from graph.memory.retraction import retract_in
+from graph.words_gate import pass_words_gate
 
 MAX_LIST_LIMIT = 100
 RETRACTED = FragmentStatus.RETRACTED.value
@@ -269,6 +270,10 @@ class _Verdict:
 
 
 async def _record_verdict(tx: ProfileTx, verdict: _Verdict) -> FeedbackResult:
+    # A verdict stores the person's words beside the dream; a forget erasing that dream goes
+    # wholly before (the dream is stale, and the verdict refused) or wholly after (and erases
+    # the confirmation with the dream).
+    await pass_words_gate(tx)
     row = await tx.single(q.LOCK_DREAM, id=verdict.dream_id, now=verdict.at)
     if row is None:
         raise NotFoundError("dream", verdict.dream_id)

@@ -40,7 +40,7 @@ from graph.access import ProfileGraph, ProfileTx
 from graph.embedding import queries as q
 from graph.embedding.encoder import Embedder, Vector
 from graph.embedding.kinds import EmbeddedKind
-from graph.embedding.store import write_vectors
+from graph.embedding.store import TextVector, write_vectors
 from graph.errors import DATABASE_FAILURES
 from graph.rows import Row
 
@@ -151,9 +151,7 @@ class VectorKeeper:
         # A fact has its claim's text: each text goes through the model once.
         texts = list(dict.fromkeys(item.text for item in missing))
         by_text = dict(zip(texts, await self.embedder.passages(texts), strict=True))
-        vectors = [by_text[item.text] for item in missing]
-        nodes = [item.node for item in missing]
-        await graph.write(_write_all, self.embedder.model_id, nodes, vectors)
+        await graph.write(_write_all, self.embedder.model_id, missing, by_text)
 
 
 def _left_pending(graph: ProfileGraph, count: int, reason: str) -> None:
@@ -176,12 +174,16 @@ async def _missing_among(tx: ProfileTx, model_id: str, batch: list[Unembedded]) 
     return missing
 
 
-async def _write_all(tx: ProfileTx, model_id: str, batch: list[Unembedded], vectors: list[Vector]) -> None:
+async def _write_all(
+    tx: ProfileTx, model_id: str, missing: list[_Missing], by_text: dict[str, Vector]
+) -> None:
     for kind in EmbeddedKind:
-        rows = [(node.id, vector) for node, vector in zip(batch, vectors, strict=True) if node.kind is kind]
-        await write_vectors(
-            tx, kind, model_id, [node_id for node_id, _ in rows], [vector for _, vector in rows]
-        )
+        vectors = [
+            TextVector(item.node.id, item.text, by_text[item.text])
+            for item in missing
+            if item.node.kind is kind
+        ]
+        await write_vectors(tx, kind, model_id, vectors)
 
 
 @asynccontextmanager

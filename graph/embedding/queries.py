@@ -20,6 +20,7 @@ def _set_vectors(label: str, recallable: bool) -> ScopedQuery:
         f"""
         UNWIND $rows AS row
         MATCH (n:{label} {{profile_id: $profile_id, id: row.id}})
+        WHERE n.text = row.text
         CALL db.create.setNodeVectorProperty(n, 'embedding', row.vector)
         SET n.embedding_model = $model{labelled}
         """,

@@ -43,10 +43,21 @@ class KindCounts:
         return cls(kind, int(row["total"]), int(row["embedded"]))
 
 
+@dataclass(frozen=True)
+class TextVector:
+    """A node's vector, with the text it was computed from."""
+
+    id: str
+    text: str
+    vector: Vector
+
+
 async def write_vectors(
-    tx: ProfileTx, kind: EmbeddedKind, model_id: str, ids: Sequence[str], vectors: Sequence[Vector]
+    tx: ProfileTx, kind: EmbeddedKind, model_id: str, vectors: Sequence[TextVector]
 ) -> None:
-    rows = [{"id": node_id, "vector": vector} for node_id, vector in zip(ids, vectors, strict=True)]
+    """Each vector lands only on a node that still holds the text it came from: words reworded
+    or erased by forgetting while the model ran get no vector of what they used to say."""
+    rows = [{"id": item.id, "text": item.text, "vector": item.vector} for item in vectors]
     if rows:
         await tx.run(q.SET_VECTORS[kind], rows=rows, model=model_id)
 
@@ -116,7 +127,8 @@ async def embed_missing(
     started = anyio.current_time()
     while batch := await _next_batch(graph, kind, embedder.model_id, after, after_id, batch_size):
         vectors = await embedder.passages(batch.texts)
-        await graph.write(write_vectors, kind, embedder.model_id, batch.ids, vectors)
+        computed = list(map(TextVector, batch.ids, batch.texts, vectors))
+        await graph.write(write_vectors, kind, embedder.model_id, computed)
         written += len(batch.ids)
         after, after_id = batch.last_position, batch.last_id
         if on_batch is not None:

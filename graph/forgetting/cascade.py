@@ -19,6 +19,7 @@ from graph.forgetting.records import Dependent, DoomedKind, Identified, slots_fr
 from graph.memory import queries as memory_queries
 from graph.memory.records import LostSupport
 from graph.rows import ids_of
+from graph.words_gate import pass_words_gate
 
 MAX_IDS = 100
 MAX_REASON_CHARS = 200
@@ -117,6 +118,7 @@ async def _erase(tx: ProfileTx, doomed: _Doomed, reason: str | None, now: dateti
     ):
         slots.extend(slots_from_row(await tx.one(query, ids=params[kind], reason=reason, now=now)))
     await tx.run(q.DROP_EMPTY_SLOTS, slots=sorted(set(slots)))
+    await tx.run(q.DROP_RECALL_QUESTIONS, ids=params["fragments"] + params["claims"] + params["facts"])
     return {
         "still_said_in": still_said_in,
         "claims_losing_support": [claim.claim_id for claim in losing],
@@ -126,6 +128,10 @@ async def _erase(tx: ProfileTx, doomed: _Doomed, reason: str | None, now: dateti
 
 
 async def _forget_in(tx: ProfileTx, ids: list[str], reason: str | None, now: datetime) -> ForgetResult:
+    # Before anything is read: a dream or a question drawn from these memories that is being
+    # written now either committed already (and the cascade finds it) or waits and then sees
+    # the tombstones (`graph/words_gate.py`).
+    await pass_words_gate(tx)
     requested = await _requested(tx, ids)
     doomed = _Doomed()
     for item in requested:

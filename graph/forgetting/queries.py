@@ -181,3 +181,13 @@ DROP_EMPTY_SLOTS = ScopedQuery(
     DELETE s
     """,
 )
+# A logged recall question that returned a forgotten memory goes: it was asked about it, and
+# often in its words. At most `QUESTION_LOG` per profile (`graph/recall/signals.py`).
+DROP_RECALL_QUESTIONS = ScopedQuery(
+    "drop_recall_questions",
+    """
+    MATCH (q:RecallQuestion {profile_id: $profile_id})
+    WHERE q.at IS NOT NULL AND any(memory_id IN q.memory_ids WHERE memory_id IN $ids)
+    DELETE q
+    """,
+)

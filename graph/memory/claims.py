@@ -16,7 +16,7 @@ from graph.access import ProfileTx
 from graph.embedding.keeper import Unembedded
 from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.store import PassageVectors, vector_properties
-from graph.errors import NotFoundError
+from graph.errors import InvalidInputError, NotFoundError
 from graph.memory import queries as q
 from graph.memory.models import (
     ClaimInput,
@@ -27,7 +27,7 @@ from graph.memory.models import (
     PromotionOutcome,
 )
 from graph.memory.policy import ClaimEvidence, Strength, check_gates, compare_strength, truth_score
-from graph.memory.predicates import PredicatePolicy, PredicateRule, rule_for
+from graph.memory.predicates import PredicatePolicy, PredicateRule, names_a_date, rule_for
 from graph.memory.records import ClaimSupport, SlotFact, StoredClaim, clarification_view, fact_view
 from graph.memory.verifier import SELF_SUBJECTS, ClaimStatement, ClaimVerifier, Verdict, Verification
 from graph.rows import id_of
@@ -63,6 +63,20 @@ def claim_keys(subject: str, predicate: str, obj: str, polarity: str, exclusive:
     key = identity_key(subject, predicate, normalize(obj), polarity)
     # One active fact per slot for single_current predicates; one per statement otherwise.
     return key, identity_key(subject, predicate) if exclusive else key
+
+
+def check_claim(claim: ClaimInput) -> None:
+    """What every claim meets before anything is stored, wherever it comes from (remember, a
+    promotion, a dream's statement): a predicate Reverie has, an object of the kind it needs,
+    a validity window that runs forward."""
+    rule = rule_for(claim.predicate)
+    if rule.object_is_date and not names_a_date(claim.object):
+        raise InvalidInputError(
+            f"claim {claim.predicate!r}: {claim.object!r} is not a date; give the day, e.g. 1990-03-14 "
+            "or 14 March 1990."
+        )
+    if claim.valid_from and claim.valid_to and claim.valid_from >= claim.valid_to:
+        raise InvalidInputError(f"claim {claim.predicate!r}: valid_from must be before valid_to.")
 
 
 def claim_fields(claim: ClaimInput) -> dict[str, Any]:

@@ -28,7 +28,14 @@ from graph.errors import (
     InvalidTransitionError,
 )
 from graph.memory import queries as q
-from graph.memory.claims import claim_fields, claim_nodes, load_claim, settle_claim, upsert_claim
+from graph.memory.claims import (
+    check_claim,
+    claim_fields,
+    claim_nodes,
+    load_claim,
+    settle_claim,
+    upsert_claim,
+)
 from graph.memory.models import (
     MAX_CLAIMS,
     MAX_CONTENT_CHARS,
@@ -46,7 +53,6 @@ from graph.memory.models import (
     RememberResult,
 )
 from graph.memory.policy import source_quality
-from graph.memory.predicates import rule_for
 from graph.memory.records import FragmentState, KeyedFragment, clarification_view
 from graph.memory.verifier import ClaimVerifier, LexicalVerifier
 from graph.rows import id_of
@@ -97,9 +103,7 @@ def _check_request(request: RememberRequest) -> str:
     if len(request.claims) > MAX_CLAIMS:
         raise InvalidInputError(f"at most {MAX_CLAIMS} claims per fragment; split the content.")
     for claim in request.claims:
-        rule_for(claim.predicate)
-        if claim.valid_from and claim.valid_to and claim.valid_from >= claim.valid_to:
-            raise InvalidInputError(f"claim {claim.predicate!r}: valid_from must be before valid_to.")
+        check_claim(claim)
     try:
         metadata = json.dumps(dict(request.metadata), sort_keys=True, default=str)
     except (TypeError, ValueError):

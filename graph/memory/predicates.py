@@ -8,6 +8,7 @@ without an import cycle.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -43,6 +44,8 @@ class PredicateRule:
     # Words that usually express the predicate; the verifier wants one near the object.
     # Empty when the predicate is too open-ended for a word list to help.
     cue_words: tuple[str, ...]
+    # The object names a day (a birth, a death): a value with no date in it can never hold.
+    object_is_date: bool = False
 
 
 _SC = PredicatePolicy.SINGLE_CURRENT
@@ -74,12 +77,12 @@ _RULES = (
     PredicateRule(
         "born_on", _SC, min_extract_conf=0.90, min_resolution_conf=0.80,
         requires_assertion=True, requires_entailment=True, min_support=2, min_source_quality=0.95,
-        cue_words=("born", "birthday", "birth", "birthdate"),
+        cue_words=("born", "birthday", "birth", "birthdate"), object_is_date=True,
     ),
     PredicateRule(
         "died_on", _SC, min_extract_conf=0.90, min_resolution_conf=0.80,
         requires_assertion=True, requires_entailment=True, min_support=2, min_source_quality=0.95,
-        cue_words=("died", "dead", "death", "passed", "funeral", "lost"),
+        cue_words=("died", "dead", "death", "passed", "funeral", "lost"), object_is_date=True,
     ),
     PredicateRule(
         "likes", _MV, min_extract_conf=0.70, min_resolution_conf=0.60,
@@ -160,6 +163,19 @@ class UnsupportedPredicateError(InvalidInputError, ValueError):
         super().__init__(
             f"Predicate {predicate!r} is not supported. Use one of: {', '.join(self.supported)}."
         )
+
+
+_MONTHS = re.compile(
+    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b",
+    re.IGNORECASE,
+)
+
+
+def names_a_date(value: str) -> bool:
+    """A number (a year, a day, 1990-03-14) or a month's name: the least a date says. Wider
+    than any one format on purpose; the verifier still checks the fragment says it."""
+    return any(character.isdigit() for character in value) or _MONTHS.search(value) is not None
 
 
 def rule_for(predicate: str) -> PredicateRule:

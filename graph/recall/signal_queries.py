@@ -15,6 +15,10 @@ LOG_QUESTIONS = ScopedQuery(
     """
     MATCH (:Profile {profile_id: $profile_id})
     UNWIND $questions AS question
+    // A memory forgotten since the recall answered is a tombstone now: its question goes unlogged.
+    WITH question WHERE NOT EXISTS {
+        UNWIND question.memory_ids AS memory_id
+        MATCH (t:Forgotten {profile_id: $profile_id, id: memory_id}) }
     CREATE (:RecallQuestion {profile_id: $profile_id, id: question.id, query: question.query,
                              at: question.at, memory_ids: question.memory_ids})
     WITH count(*) AS logged

@@ -28,6 +28,7 @@ from graph.access import ProfileGraph, ProfileTx
 from graph.clock import utcnow
 from graph.recall import signal_queries as q
 from graph.recall.models import RecallResult
+from graph.words_gate import pass_words_gate
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +78,8 @@ def signal_rows(recalls: list[Recalled]) -> dict[str, object]:
 
 
 async def _write(tx: ProfileTx, recalls: list[Recalled]) -> None:
+    # The questions name the memories they returned; a forget of one of them goes first or after.
+    await pass_words_gate(tx, existing_profile_only=True)
     rows = signal_rows(recalls)
     await tx.run(q.LOG_QUESTIONS, questions=rows["questions"], keep=QUESTION_LOG)
     await tx.run(q.COUNT_RECALLS, counts=rows["counts"], at=rows["at"])

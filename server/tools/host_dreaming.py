@@ -15,7 +15,17 @@ from graph.memory.models import ClaimInput
 from server.context import AppContext, Ctx, app_of
 from server.errors import mapped_errors
 
-Text = Annotated[str | None, Field(max_length=max(host.TEXT_LIMITS.values()))]
+# Each text's schema states the limit the domain applies to it (`host.TEXT_LIMITS`).
+Hypothesis = Annotated[
+    str | None,
+    Field(
+        max_length=host.TEXT_LIMITS["hypothesis"],
+        description="One sentence the person can answer yes or no",
+    ),
+]
+Why = Annotated[str | None, Field(max_length=host.TEXT_LIMITS["why"], description="The evidence, one line")]
+WhatIf = Annotated[str | None, Field(max_length=host.TEXT_LIMITS["what_if"])]
+PossibleOutcome = Annotated[str | None, Field(max_length=host.TEXT_LIMITS["possible_outcome"])]
 
 
 def client_name(ctx: Ctx) -> str | None:
@@ -46,10 +56,10 @@ async def write_dream(
     source_ids: Annotated[
         list[str] | None, Field(max_length=host.MAX_SOURCES, description="2 to 4 memory ids to link")
     ] = None,
-    hypothesis: Annotated[Text, Field(description="One sentence the person can answer yes or no")] = None,
-    why: Annotated[Text, Field(description="The evidence, one line")] = None,
-    what_if: Text = None,
-    possible_outcome: Text = None,
+    hypothesis: Hypothesis = None,
+    why: Why = None,
+    what_if: WhatIf = None,
+    possible_outcome: PossibleOutcome = None,
     statement: Annotated[
         ClaimInput | None,
         WithJsonSchema({"type": ["object", "null"], "description": "A claim as in remember's claims"}),

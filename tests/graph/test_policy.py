@@ -7,6 +7,8 @@ import math
 import pytest
 
 from graph.errors import InvalidInputError
+from graph.memory.claims import check_claim
+from graph.memory.models import ClaimInput
 from graph.memory.policy import (
     SOURCE_QUALITY_BY_AUTHORITY,
     ClaimEvidence,
@@ -209,3 +211,26 @@ def test_compare_strength() -> None:
     assert compare_strength(0.8, 0.8) is Strength.EQUAL
     assert compare_strength(0.8005, 0.8) is Strength.EQUAL
     assert compare_strength(0.81, 0.8, tolerance=0.05) is Strength.EQUAL
+
+
+@pytest.mark.parametrize("value", ["1990-03-14", "14 March 1990", "March 3rd", "3/4/1990", "Sept 1988"])
+def test_a_day_in_any_usual_form_is_a_date(value: str) -> None:
+    check_claim(
+        ClaimInput(subject="user", predicate="born_on", object=value, extract_conf=1, resolution_conf=1)
+    )
+
+
+@pytest.mark.parametrize(
+    ("predicate", "value", "refusal"),
+    [
+        ("born_on", "not a date", "is not a date"),
+        ("died_on", "after the marathon", "is not a date"),
+        ("owns_bank", "Acme", "Predicate 'owns_bank' is not supported"),
+    ],
+)
+def test_a_claim_no_gate_could_store_is_refused_before_anything_is_written(
+    predicate: str, value: str, refusal: str
+) -> None:
+    claim = ClaimInput(subject="user", predicate=predicate, object=value, extract_conf=1, resolution_conf=1)
+    with pytest.raises(InvalidInputError, match=refusal):
+        check_claim(claim)

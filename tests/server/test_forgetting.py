@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 
 from graph.access import ConnectionSettings
 from server.app import build_server
-from tests.server.conftest import CallTool, error_text, settings_for, structured
+from tests.scripted_endpoint import Received, Reply, completion, scripted_endpoint
+from tests.server.conftest import CallTool, caller, error_text, settings_for, structured
 from tests.server.support import MEMORIES, claim_of, database, promote
+from tests.server.test_dream_endpoint import endpoint_settings
+from tests.server.test_dream_sampling import judged
 
 pytestmark = pytest.mark.anyio
 
@@ -218,3 +223,43 @@ async def test_another_profile_can_neither_forget_nor_see_a_memory(
         theirs = structured(await stranger.call_tool("remember", {"content": "I keep bees on the roof."}))
         structured(await stranger.call_tool("forget_memory", {"ids": [theirs["fragment"]["id"]]}))
     assert [item["id"] for item in (await call("recall_memory", query="bees roof"))["results"]] == [mine]
+
+
+async def test_a_memory_forgotten_while_a_slow_model_words_a_dream_never_comes_back_in_it(
+    neo4j_settings: ConnectionSettings, profile_id: str
+) -> None:
+    word = marker()
+    private = f"The Vellmoor clinic confirmed my {word} diagnosis after the scan, doctor Almeida said."
+    asked, release = threading.Event(), threading.Event()
+
+    def slow_model(received: Received) -> Reply:
+        if word.lower() in received.prompt.lower():
+            asked.set()
+            release.wait(timeout=60)  # answers after the person has forgotten
+            return completion(judged(True, hypothesis=f"Does '{private}' tie in with the follow-up?"))
+        return completion(judged(False))
+
+    with scripted_endpoint(slow_model) as endpoint:
+        settings = endpoint_settings(neo4j_settings, profile_id, endpoint, reverie_model_timeout=60.0)
+        async with Client(build_server(settings, "stdio")) as client:
+            call = caller(client)
+            private_id = (await call("remember", content=private))["fragment"]["id"]
+            await call(
+                "remember", content="Booked the Vellmoor clinic follow-up with doctor Almeida for March."
+            )
+            result: dict[str, Any] = {}
+
+            async def cycle() -> None:
+                result["run"] = await call("run_dreaming_cycle", max_outputs=5)
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(cycle)
+                assert await anyio.to_thread.run_sync(asked.wait, 60)
+                forgotten = await call("forget_memory", ids=[private_id], reason="private")
+                release.set()
+            listed = await call("list_dreams", limit=50)
+
+    assert forgotten["dreams_erased"] == []  # nothing was written yet when the person forgot
+    assert result["run"]["status"] == "completed"
+    assert word not in str(listed)
+    assert await database(neo4j_settings, WORD_ANYWHERE, word=word.lower()) == []

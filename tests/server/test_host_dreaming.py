@@ -14,6 +14,7 @@ from mcp.client.client import ConnectMode
 from mcp_types import Implementation
 
 from graph.access import ConnectionSettings
+from graph.dreams.host import TEXT_LIMITS
 from server.app import build_server
 from tests.server.conftest import error_text, settings_for, structured
 from tests.server.support import MEMORIES, claim_of, database, dream_words, first_dream, remember_all
@@ -161,7 +162,30 @@ async def test_the_same_pair_twice_and_bad_citations_are_refused_and_change_noth
         "write_dream", source_ids=[third, ids[MEMORIES[4]]], statement=outside, **dream_words("x")
     )
     assert "supported_by" in text
+    # A statement no promotion could ever store is refused when it is written, not when promoted.
+    for statement, expected in (
+        (claim_of("owns_bank", "Acme Corp"), "Predicate 'owns_bank' is not supported"),
+        (claim_of("born_on", "not a date"), "is not a date"),
+    ):
+        text = await host.refused(
+            "write_dream", source_ids=[third, ids[MEMORIES[4]]], statement=statement, **dream_words("x")
+        )
+        assert expected in text, text
     assert await host.dream_count() == 1
+
+
+async def test_each_text_of_write_dream_states_the_limit_the_server_applies(host: Host) -> None:
+    [tool] = [tool for tool in (await host.client.list_tools()).tools if tool.name == "write_dream"]
+    properties = tool.input_schema["properties"]
+    stated = {name: properties[name]["maxLength"] for name in TEXT_LIMITS}
+    assert stated == TEXT_LIMITS
+    ids = await remembered(host)
+    text = await host.refused(
+        "write_dream",
+        source_ids=[ids[SARAMAGO_TUTOR], ids[SARAMAGO_READ]],
+        **(dream_words("Saramago") | {"why": "x" * (TEXT_LIMITS["why"] + 1)}),
+    )
+    assert "why" in text and await host.dream_count() == 0
 
 
 async def test_a_pair_judged_empty_is_never_listed_nor_dreamed_by_the_cycle_again(host: Host) -> None:

@@ -35,3 +35,27 @@ async def test_reflect_shows_the_most_recalled_memories_and_the_questions_asked(
     ]
     theirs = structured(await other_client.call_tool("reflect_memories", {}))["recall"]
     assert theirs == {"most_recalled": [], "recent_questions": []}
+
+
+async def test_questions_that_returned_a_forgotten_memory_go_with_it_logged_or_still_queued(
+    call: CallTool,
+) -> None:
+    said = await call("remember", content="Ada was diagnosed with Lyme disease in May.")
+    diagnosis = said["fragment"]["id"]
+    bike = (await call("remember", content=BIKE))["fragment"]["id"]
+    await call("recall_memory", query="What was Ada diagnosed with?", limit=1)
+    await call("recall_memory", query="How does Ada get to the office?", limit=1)
+    logged = await signals_once_written(call, 2)
+    assert [asked["memory_ids"] for asked in logged["recent_questions"]] == [[bike], [diagnosis]]
+
+    # One question is logged already; the next is still queued (written half a second later).
+    await call("recall_memory", query="Is Ada's Lyme disease treated?", limit=1)
+    await call("forget_memory", ids=[diagnosis])
+    await call("recall_memory", query="Does Ada cycle along the canal?", limit=1)
+    signals = await signals_once_written(call, 2)
+
+    assert [asked["query"] for asked in signals["recent_questions"]] == [
+        "Does Ada cycle along the canal?",
+        "How does Ada get to the office?",
+    ]
+    assert "Lyme" not in str(signals)

@@ -24,6 +24,8 @@ from itertools import combinations
 from statistics import fmean
 from typing import Final
 
+import anyio
+
 from graph.access import ProfileTx
 from graph.dreams import queries as q
 from graph.dreams.evidence import (
@@ -116,11 +118,25 @@ def _word_frequency(memories: Sequence[Memory]) -> Counter[str]:
 
 
 async def _whole_profile(space: ExactSpace, corpus_size: int) -> list[CandidatePair]:
+    """Every pair the profile's vectors and rare words suggest, with its evidence. The word work
+    (seconds of pure Python at a few hundred memories) runs in a worker thread, so the server's
+    event loop keeps answering recalls while a cycle weighs its pairs."""
     memories = space.memories
     neighbours = await space.neighbours(memories, NEIGHBOURHOOD)
     semantic = [_Found(by, other, cosine) for by in memories for other, cosine in neighbours.get(by.id, [])]
-    pairs = _distinct(semantic + _shared_word_pairs(memories, common_ceiling(corpus_size)))
+    words = await anyio.to_thread.run_sync(_shared_word_pairs, memories, common_ceiling(corpus_size))
+    pairs = _distinct(semantic + words)
     meanings = await _meanings(space, pairs, neighbours)
+    return await anyio.to_thread.run_sync(_weighed, memories, pairs, meanings, corpus_size)
+
+
+def _weighed(
+    memories: Sequence[Memory],
+    pairs: dict[tuple[str, str], _Found],
+    meanings: dict[tuple[str, str], Meaning],
+    corpus_size: int,
+) -> list[CandidatePair]:
+    """The pairs with their evidence, each word counted among the whole profile's memories."""
     by_root = _word_frequency(memories)
 
     def frequency(term: str) -> int:
@@ -331,11 +347,14 @@ async def candidates_in(
     else:
         seeds = await _seeds(tx, now, max(MIN_SEEDS, max_outputs // 2 + 4))
         pairs = await _seeded(tx, space, seeds, corpus_size, max_outputs)
-    # Pairs a model may judge, and restatements: no link, but the duplicates a night may propose.
-    return await _unlinked(
-        tx,
-        [pair for pair in pairs if link_score(pair, JUDGED_FLOOR_SHARE) is not None or is_restatement(pair)],
-    )
+    return await _unlinked(tx, await anyio.to_thread.run_sync(_worth_weighing, pairs))
+
+
+def _worth_weighing(pairs: Sequence[CandidatePair]) -> list[CandidatePair]:
+    """Pairs a model may judge, and restatements: no link, but the duplicates a night may propose."""
+    return [
+        pair for pair in pairs if link_score(pair, JUDGED_FLOOR_SHARE) is not None or is_restatement(pair)
+    ]
 
 
 async def pair_evidence(

@@ -162,7 +162,8 @@ async def test_a_server_with_a_wrong_password_answers_each_call_that_neo4j_refus
         assert f"Neo4j at {neo4j_settings.uri} refused the credentials" in message, message
         assert "NEO4J_USERNAME / NEO4J_PASSWORD" in message and "internal error" not in message
     assert "too many wrong attempts in a row" in locked and f"right password ({RATE_LIMITED})" in locked
-    # Each refusal is one line of the log: no traceback, no error, the password nowhere.
+    # Each refusal is one line of the log (for a call, the SDK's line for a failed tool): no
+    # traceback, no error, the password nowhere.
     assert "Traceback" not in log and " ERROR " not in log and SECRET not in log, log
-    [refused] = [line for line in log.splitlines() if "remember failed" in line]
+    [refused] = [line for line in log.splitlines() if "Tool 'remember' failed" in line]
     assert "refused the credentials" in refused and RATE_LIMITED in refused, log

@@ -13,8 +13,8 @@ import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from typing import Any, Concatenate, Final, ParamSpec, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Concatenate, Final, NoReturn, ParamSpec, TypeVar
 
 import anyio
 from neo4j import (
@@ -27,7 +27,6 @@ from neo4j import (
 )
 from neo4j.exceptions import (
     AuthError,
-    ClientError,
     DriverError,
     Neo4jError,
     ServiceUnavailable,
@@ -40,12 +39,14 @@ from neo4j.vector import Vector
 
 from graph.errors import (
     GraphBusyError,
+    GraphCredentialsError,
     GraphTimeoutError,
     GraphUnavailableError,
     InvalidInputError,
     MissingDatabaseError,
     MissingRowError,
     ProfileOverrideError,
+    shown_uri,
 )
 from graph.group_commit import GroupCommit
 from graph.scope import ScopedQuery
@@ -73,6 +74,9 @@ DEFAULT_CALL_TIMEOUT_S = 15.0
 _BATCHED_TIMEOUT_FACTOR = 40
 _READ_ALONE_ATTEMPTS = 3
 _DATABASE_NOT_FOUND = "Neo.ClientError.Database.DatabaseNotFound"
+# Neo4j's refusals of the user or what it may do: a wrong password, a user locked out after
+# several, expired credentials, a missing privilege.
+_SECURITY_CODES = "Neo.ClientError.Security."
 
 
 def validate_profile_id(profile_id: str) -> str:
@@ -85,7 +89,8 @@ def validate_profile_id(profile_id: str) -> str:
 class ConnectionSettings:
     uri: str
     username: str
-    password: str
+    # Kept out of the repr, which tracebacks and test reports print.
+    password: str = field(repr=False)
     database: str | None = None
     call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S
 
@@ -260,6 +265,8 @@ class GraphStore:
     def __init__(self, driver: AsyncDriver, settings: ConnectionSettings) -> None:
         self.driver = driver
         self.settings = settings
+        # The URI for log lines; the typed errors redact the one they are given themselves.
+        self.shown_uri = shown_uri(settings.uri)
         self._bookmarks = AsyncGraphDatabase.bookmark_manager()
         self.group_commit: GroupCommit[ProfileTx] = GroupCommit()
 
@@ -282,9 +289,10 @@ class GraphStore:
     async def session(
         self, access_mode: str = WRITE_ACCESS, timeout_factor: float = 1
     ) -> AsyncIterator[AsyncSession]:
-        """A session whose connection failures surface as GraphUnavailableError, and which is
-        abandoned (its connections dropped) when the call's deadline passes. `access_mode` is
-        what its auto-commit queries do (a cluster sends reads to a reader)."""
+        """A session whose connection failures surface as GraphUnavailableError (its subclass
+        GraphCredentialsError when Neo4j refuses the credentials), and which is abandoned (its
+        connections dropped) when the call's deadline passes. `access_mode` is what its
+        auto-commit queries do (a cluster sends reads to a reader)."""
         deadline_s = self.settings.call_timeout_s * timeout_factor
         try:
             with anyio.fail_after(deadline_s):
@@ -295,21 +303,32 @@ class GraphStore:
                 ) as session:
                     yield session
         except TimeoutError as error:
-            log.warning("Neo4j at %s did not answer within %.0f s", self.settings.uri, deadline_s)
+            log.warning("Neo4j at %s did not answer within %.0f s", self.shown_uri, deadline_s)
             raise GraphTimeoutError(self.settings.uri, deadline_s) from error
         except (ServiceUnavailable, SessionExpired) as error:
-            log.warning("Neo4j unreachable at %s: %s", self.settings.uri, error)
+            log.warning("Neo4j unreachable at %s: %s", self.shown_uri, error)
             raise GraphUnavailableError(self.settings.uri, "no answer on Bolt") from error
-        except AuthError as error:
-            raise GraphUnavailableError(self.settings.uri, "authentication failed") from error
-        except TransientError as error:
+        except Neo4jError as error:
+            self._raise_typed(error)
+
+    def _raise_typed(self, error: Neo4jError) -> NoReturn:
+        """`error` as Reverie's typed error when it is one the caller can act on, else as it is.
+
+        Refusals are recognised by their code, not the driver's class: the driver has a class for
+        a wrong password (AuthError) but none for a user locked out after wrong passwords
+        (`Neo.ClientError.Security.AuthenticationRateLimit`, a plain ClientError)."""
+        code = error.code or ""
+        if isinstance(error, AuthError) or code.startswith(_SECURITY_CODES):
+            # Not logged here: each caller reports it in one line (the SDK a failed tool call, the
+            # start and the scheduler their warning, a command its error).
+            raise GraphCredentialsError(self.settings.uri, code) from error
+        if isinstance(error, TransientError):
             # The driver already retried within its budget (deadlocks, lock timeouts).
-            log.warning("Neo4j transaction still conflicting after retries: %s", error.code)
+            log.warning("Neo4j transaction still conflicting after retries: %s", code)
             raise GraphBusyError() from error
-        except ClientError as error:
-            if error.code == _DATABASE_NOT_FOUND:
-                raise MissingDatabaseError(self.settings.uri, self.settings.database) from None
-            raise
+        if code == _DATABASE_NOT_FOUND:
+            raise MissingDatabaseError(self.settings.uri, self.settings.database) from None
+        raise error
 
     async def verify(self) -> None:
         """The server answers, the credentials hold, and the configured database exists."""
@@ -317,8 +336,8 @@ class GraphStore:
             await self.driver.verify_connectivity()
         except (ServiceUnavailable, SessionExpired, OSError) as error:
             raise GraphUnavailableError(self.settings.uri, "no answer on Bolt") from error
-        except AuthError as error:
-            raise GraphUnavailableError(self.settings.uri, "authentication failed") from error
+        except Neo4jError as error:
+            self._raise_typed(error)
         async with self.session() as session:
             await (await session.run("RETURN 1")).consume()
 

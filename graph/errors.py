@@ -90,26 +90,75 @@ class AlreadyDreamedError(ReverieError):
         self.run_id = run_id
 
 
+def shown_uri(uri: str) -> str:
+    """`uri` as it may be shown or logged: a user and password in it are replaced by `***`.
+
+    Everything between the scheme and the last '@' counts as theirs: a password pasted unencoded
+    may hold '/', '?', '#' or '@', and a URI parser would end the user part at the first of them."""
+    scheme, separator, rest = uri.partition("://")
+    if not separator:
+        scheme, rest = "", uri
+    _, at, address = rest.rpartition("@")
+    return f"{scheme}{separator}***@{address}" if at else uri
+
+
 class GraphUnavailableError(ReverieError):
+    """Neo4j cannot be used at all: it does not answer, or (the subclass) refuses the credentials."""
+
     def __init__(self, uri: str, detail: str) -> None:
-        super().__init__(
-            f"Neo4j at {uri} cannot be reached ({detail}). Start it (for the managed local server: "
-            f"`reverie neo4j start`) or fix NEO4J_URI / NEO4J_USERNAME / NEO4J_PASSWORD, then retry."
+        self.uri = shown_uri(uri)
+        super().__init__(self.explain(detail))
+
+    def explain(self, detail: str) -> str:
+        return (
+            f"Neo4j at {self.uri} cannot be reached ({detail}). Start it (for the managed local "
+            "server: `reverie neo4j start`) or fix NEO4J_URI / NEO4J_USERNAME / NEO4J_PASSWORD, then retry."
         )
-        self.uri = uri
+
+
+# What Neo4j's refusals mean, by code; any other Neo.ClientError.Security.* code is named as it is.
+_REFUSALS = {
+    "Neo.ClientError.Security.Unauthorized": "no such user, or a wrong password",
+    "Neo.ClientError.Security.AuthenticationRateLimit": (
+        "too many wrong attempts in a row, so Neo4j refuses this user for a few seconds, "
+        "even with the right password"
+    ),
+    "Neo.ClientError.Security.CredentialsExpired": "the password has expired and must be changed first",
+    "Neo.ClientError.Security.TokenExpired": "the credentials have expired",
+    "Neo.ClientError.Security.Forbidden": (
+        "the user may not do what Reverie asked: it needs to read, write and create indexes"
+    ),
+}
+
+
+class GraphCredentialsError(GraphUnavailableError):
+    """Neo4j answered but refused the user and password (or what the user may do). A subclass of
+    GraphUnavailableError, since the server is as unusable to Reverie until they are fixed."""
+
+    def __init__(self, uri: str, code: str) -> None:
+        super().__init__(uri, code)
+        self.code = code
+
+    def explain(self, code: str) -> str:  # the detail is Neo4j's code
+        reason = _REFUSALS.get(code)
+        named = f"{reason} ({code})" if reason else code
+        return (
+            f"Neo4j at {self.uri} refused the credentials: {named}. "
+            "Check NEO4J_USERNAME / NEO4J_PASSWORD, then retry."
+        )
 
 
 class GraphTimeoutError(ReverieError):
     """Neo4j took a connection but did not answer in time: paused, overloaded or cut off."""
 
     def __init__(self, uri: str, waited_s: float) -> None:
+        self.uri = shown_uri(uri)
         super().__init__(
-            f"Neo4j at {uri} did not answer within {waited_s:.0f} s (paused, overloaded, or the "
+            f"Neo4j at {self.uri} did not answer within {waited_s:.0f} s (paused, overloaded, or the "
             "network drops its replies), so this call was abandoned; a write may or may not have "
             "been saved (a `remember` sent again is recognised if it was). Check the server "
             "(`reverie neo4j status` for the managed one), or raise NEO4J_TIMEOUT if it is only slow."
         )
-        self.uri = uri
 
 
 class GraphBusyError(ReverieError):
@@ -125,8 +174,8 @@ class GraphBusyError(ReverieError):
 class MissingDatabaseError(ReverieError):
     def __init__(self, uri: str, database: str | None) -> None:
         super().__init__(
-            f"Neo4j at {uri} has no database {database!r}: create it (CREATE DATABASE {database}) or "
-            "unset NEO4J_DATABASE to use the server's default database."
+            f"Neo4j at {shown_uri(uri)} has no database {database!r}: create it (CREATE DATABASE "
+            f"{database}) or unset NEO4J_DATABASE to use the server's default database."
         )
 
 

@@ -329,6 +329,9 @@ async def opened_store(settings: ReverieSettings) -> AsyncIterator[GraphStore]:
     Unlike the server's lifespan, a failure to reach Neo4j here ends the command."""
     store = GraphStore.connect(await resolve_connection(settings))
     try:
+        # First, so that a server that does not answer or refuses the credentials ends the
+        # command with its typed error rather than the driver's traceback from ensure_schema.
+        await store.verify()
         await ensure_schema(store.driver, store.settings.database)
         await upgrade_graph(store)
         yield store

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 from zoneinfo import ZoneInfoNotFoundError
 
 import tzlocal
@@ -16,7 +16,7 @@ from graph.clock import known_zone
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig
 from graph.dreams.host_model import HostModelLimits
 from graph.embedding.catalog import DEFAULT_MODEL, MODELS, SEMANTIC_OFF
-from graph.errors import InvalidInputError, validation_problems
+from graph.errors import InvalidInputError, shown_uri, validation_problems
 from graph.localdb.config import default_home
 from graph.models.endpoint import COMPLETIONS_PATH, EndpointConfig
 
@@ -31,13 +31,16 @@ class SettingsError(Exception):
 class ReverieSettings(BaseSettings):
     """Connection names follow Neo4j's own MCP servers (NEO4J_URI, NEO4J_USERNAME, ...)."""
 
-    model_config = SettingsConfigDict(env_prefix="", case_sensitive=False, extra="ignore")
+    # Pydantic quotes a refused value in its errors; these values hold passwords and keys.
+    model_config = SettingsConfigDict(
+        env_prefix="", case_sensitive=False, extra="ignore", hide_input_in_errors=True
+    )
 
     neo4j_uri: str | None = Field(
         default=None, description="Bolt URI of an existing Neo4j; unset means the managed local server"
     )
     neo4j_username: str = "neo4j"
-    neo4j_password: str | None = None
+    neo4j_password: str | None = Field(default=None, repr=False)
     neo4j_database: str | None = None
     neo4j_timeout: float = Field(
         default=DEFAULT_CALL_TIMEOUT_S,
@@ -108,13 +111,9 @@ class ReverieSettings(BaseSettings):
     def _bolt_uri(cls, value: str | None) -> str | None:
         if not value:
             return None
-        parts = urlsplit(value)
-        if parts.scheme not in BOLT_SCHEMES or not parts.hostname:
-            raise ValueError(
-                f"expected a Bolt URI such as bolt://localhost:7687 or neo4j+s://host "
-                f"(schemes {', '.join(BOLT_SCHEMES)}), got {value[:80]!r}; "
-                "unset it to use the managed local Neo4j"
-            )
+        problem = bolt_uri_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
     @field_validator("reverie_allowed_hosts", mode="before")
@@ -224,6 +223,44 @@ class ReverieSettings(BaseSettings):
         values["timezone"] = self.dreaming_timezone or self.app_timezone or machine_timezone()
         sources["timezone"] = "environment" if self.dreaming_timezone or self.app_timezone else "default"
         return DreamingConfig.model_validate({**values, "sources": sources})
+
+
+def bolt_uri_problem(value: str) -> str | None:
+    """What is wrong with `value` as NEO4J_URI, said with its fix; None when nothing is.
+
+    It refuses what the driver would refuse later with a traceback that quotes the URI, and a
+    path or fragment, which the driver ignores. A user and password in the URI are refused
+    rather than used: they have settings of their own, and a host keeps those apart (a bundle's
+    password setting is masked and stored as a secret; its URI setting is shown as typed). The
+    value is quoted only as `shown_uri` writes it, without them."""
+    redacted = shown_uri(value)
+    shown = repr(redacted[:80])
+    if redacted != value:
+        return (
+            f"the URI may not carry a user or password (got {shown}); give the user in "
+            "NEO4J_USERNAME and the password in NEO4J_PASSWORD"
+        )
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - reading it checks that the port is a number in range
+    except ValueError:
+        return f"{shown} is not a URI with a host and a port from 0 to 65535, such as bolt://localhost:7687"
+    if parts.scheme not in BOLT_SCHEMES or not parts.hostname:
+        return (
+            f"expected a Bolt URI such as bolt://localhost:7687 or neo4j+s://host "
+            f"(schemes {', '.join(BOLT_SCHEMES)}), got {shown}; unset it to use the managed local Neo4j"
+        )
+    if parts.path not in ("", "/") or parts.fragment:
+        return (
+            f"the URI names a server, without a path or fragment (got {shown}); "
+            "a database is chosen with NEO4J_DATABASE"
+        )
+    if parts.query and not parts.scheme.startswith("neo4j"):
+        return f"only neo4j:// URIs take a query (a routing context), got {shown}"
+    context = parse_qs(parts.query, keep_blank_values=True)
+    if any(len(values) != 1 or not values[0] for values in context.values()) or "address" in context:
+        return f"a routing context gives each key once, with a value, and never 'address' (got {shown})"
+    return None
 
 
 def machine_timezone() -> str:

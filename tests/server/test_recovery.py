@@ -153,9 +153,19 @@ def test_a_malformed_setting_stops_the_start_and_names_it(name: str, value: str)
 
 @pytest.mark.parametrize(
     ("value", "named"),
-    [("not a uri", "NEO4J_URI"), ("http://127.0.0.1:7474", "Bolt URI"), ("bolt://", "NEO4J_URI")],
+    [
+        ("not a uri", "NEO4J_URI"),
+        ("http://127.0.0.1:7474", "Bolt URI"),
+        ("bolt://", "NEO4J_URI"),
+        # The driver refused these with a traceback, or ignored the path.
+        ("bolt://127.0.0.1:99999", "a port from 0 to 65535"),
+        ("bolt://127.0.0.1:abc", "a port from 0 to 65535"),
+        ("bolt://127.0.0.1:7687/neo4j", "NEO4J_DATABASE"),
+        ("bolt://127.0.0.1:7687?policy=eu", "only neo4j:// URIs take a query"),
+        ("neo4j://127.0.0.1:7687?policy=eu&policy=us", "each key once"),
+    ],
 )
-def test_a_uri_that_is_not_bolt_stops_the_start(server_env: dict[str, str], value: str, named: str) -> None:
+def test_a_malformed_uri_stops_the_start(server_env: dict[str, str], value: str, named: str) -> None:
     assert named in start_failure({**server_env, "NEO4J_URI": value})
 
 

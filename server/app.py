@@ -63,10 +63,10 @@ person asks you to forget something, find it with `recall_memory` and erase it w
 
 
 class ReverieServer(MCPServer[AppContext]):
-    """The SDK's server, except that an unknown prompt is the caller's mistake (invalid params),
-    not an internal error with a logged traceback, and that every tool gets a title, its
-    docstring without the source's indentation and compacted schemas (`server.tools.schemas`):
-    a host pays for every character of them."""
+    """The SDK's server, except that an unknown prompt or prompt argument is the caller's mistake
+    (invalid params), not an internal error with a logged traceback, and that every tool gets a
+    title, its docstring without the source's indentation and compacted schemas
+    (`server.tools.schemas`): a host pays for every character of them."""
 
     stopped_by_signal = False
 
@@ -130,11 +130,21 @@ class ReverieServer(MCPServer[AppContext]):
         arguments: dict[str, Any] | None = None,
         context: Context[AppContext, Any] | None = None,
     ) -> GetPromptResult | InputRequiredResult:
-        known = sorted(prompt.name for prompt in await self.list_prompts())
-        if name not in known:
+        prompts = {prompt.name: prompt for prompt in await self.list_prompts()}
+        if name not in prompts:
             raise MCPError(
                 code=INVALID_PARAMS,
-                message=f"Unknown prompt {name[:100]!r}; the prompts are: {', '.join(known)}.",
+                message=f"Unknown prompt {name[:100]!r}; the prompts are: {', '.join(sorted(prompts))}.",
+            )
+        # An argument the prompt does not take would reach its function, and the SDK would report
+        # the TypeError as an internal error (code 0) with a logged traceback.
+        takes = sorted(argument.name for argument in prompts[name].arguments or [])
+        unknown = sorted(set(arguments or {}) - set(takes))
+        if unknown:
+            named = ", ".join(repr(argument[:100]) for argument in unknown[:5])
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"The prompt {name} takes no argument {named}; its arguments: {', '.join(takes)}.",
             )
         return await super().get_prompt(name, arguments, context)
 

@@ -23,7 +23,6 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_PARAMS, GetPromptResult, InputRequiredResult, ToolAnnotations
-from starlette.applications import Starlette
 
 from graph.access import ConnectionSettings, GraphStore
 from graph.embedding.encoder import Embedder
@@ -38,7 +37,6 @@ from graph.schema import check_server, ensure_schema
 from graph.upgrade import upgrade_graph
 from scheduler.nightly import NightlyScheduler
 from server.context import AppContext, LiveApp, Transport
-from server.lone_surrogates import MendLoneSurrogates
 from server.models import open_endpoint, unattended_generator
 from server.prompts import register as register_prompts
 from server.review import mount_review
@@ -117,12 +115,6 @@ class ReverieServer(MCPServer[AppContext]):
                 self.stopped_by_signal = True
                 scope.cancel()
                 return
-
-    def streamable_http_app(self, **kwargs: Any) -> Starlette:
-        """The SDK's HTTP app, reading a body with a lone surrogate (see `server.lone_surrogates`)."""
-        app = super().streamable_http_app(**kwargs)
-        app.add_middleware(MendLoneSurrogates, path=kwargs.get("streamable_http_path", "/mcp"))
-        return app
 
     async def get_prompt(
         self,

@@ -93,6 +93,15 @@ def normalize(text: str) -> str:
     return _WHITESPACE.sub(" ", folded.translate(_APOSTROPHES)).strip()
 
 
+def one_line(text: str | None, max_chars: int) -> str:
+    """A name someone else chose (a client's, a model's) as one short line: every unprintable
+    character (newlines, escapes, bidi overrides, line separators) becomes a space, whitespace is
+    collapsed and trimmed, and the rest is cut at `max_chars`. Such a name is stored and shown in
+    listings, terminals and logs, where a newline or an escape sequence could forge a line."""
+    printable = "".join(char if char.isprintable() else " " for char in text or "")
+    return " ".join(printable.split())[:max_chars].rstrip()
+
+
 def tokens(text: str) -> list[str]:
     """The words of `normalize(text)` in order; see the module docstring for the rules."""
     words = _TOKEN.findall(normalize(text))

@@ -23,7 +23,6 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_PARAMS, GetPromptResult, InputRequiredResult, ToolAnnotations
-from starlette.applications import Starlette
 
 from graph.access import ConnectionSettings, GraphStore
 from graph.embedding.encoder import Embedder
@@ -38,7 +37,6 @@ from graph.schema import check_server, ensure_schema
 from graph.upgrade import upgrade_graph
 from scheduler.nightly import NightlyScheduler
 from server.context import AppContext, LiveApp, Transport
-from server.lone_surrogates import MendLoneSurrogates
 from server.models import open_endpoint, unattended_generator
 from server.prompts import register as register_prompts
 from server.review import mount_review
@@ -63,10 +61,10 @@ person asks you to forget something, find it with `recall_memory` and erase it w
 
 
 class ReverieServer(MCPServer[AppContext]):
-    """The SDK's server, except that an unknown prompt is the caller's mistake (invalid params),
-    not an internal error with a logged traceback, and that every tool gets a title, its
-    docstring without the source's indentation and compacted schemas (`server.tools.schemas`):
-    a host pays for every character of them."""
+    """The SDK's server, except that an unknown prompt or prompt argument is the caller's mistake
+    (invalid params), not an internal error with a logged traceback, and that every tool gets a
+    title, its docstring without the source's indentation and compacted schemas
+    (`server.tools.schemas`): a host pays for every character of them."""
 
     stopped_by_signal = False
 
@@ -118,23 +116,27 @@ class ReverieServer(MCPServer[AppContext]):
                 scope.cancel()
                 return
 
-    def streamable_http_app(self, **kwargs: Any) -> Starlette:
-        """The SDK's HTTP app, reading a body with a lone surrogate (see `server.lone_surrogates`)."""
-        app = super().streamable_http_app(**kwargs)
-        app.add_middleware(MendLoneSurrogates, path=kwargs.get("streamable_http_path", "/mcp"))
-        return app
-
     async def get_prompt(
         self,
         name: str,
         arguments: dict[str, Any] | None = None,
         context: Context[AppContext, Any] | None = None,
     ) -> GetPromptResult | InputRequiredResult:
-        known = sorted(prompt.name for prompt in await self.list_prompts())
-        if name not in known:
+        prompts = {prompt.name: prompt for prompt in await self.list_prompts()}
+        if name not in prompts:
             raise MCPError(
                 code=INVALID_PARAMS,
-                message=f"Unknown prompt {name[:100]!r}; the prompts are: {', '.join(known)}.",
+                message=f"Unknown prompt {name[:100]!r}; the prompts are: {', '.join(sorted(prompts))}.",
+            )
+        # An argument the prompt does not take would reach its function, and the SDK would report
+        # the TypeError as an internal error (code 0) with a logged traceback.
+        takes = sorted(argument.name for argument in prompts[name].arguments or [])
+        unknown = sorted(set(arguments or {}) - set(takes))
+        if unknown:
+            named = ", ".join(repr(argument[:100]) for argument in unknown[:5])
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"The prompt {name} takes no argument {named}; its arguments: {', '.join(takes)}.",
             )
         return await super().get_prompt(name, arguments, context)
 

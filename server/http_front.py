@@ -3,10 +3,14 @@
 - The Host header must name this server (its address and port, the loopback names when bound to
   loopback, every local address when bound to all, and REVERIE_ALLOWED_HOSTS); anything else is
   421, for /mcp and the review page alike. A page served under a name an attacker controls (DNS
-  rebinding) could otherwise sign in and post forms as a same-origin page.
-- A review form's body is read whole here, within a deadline and a size limit, before a handler
-  runs: a client that trickles a body is cut off (408), an oversized one refused (413), and one
-  that leaves mid-body costs one log line instead of a traceback.
+  rebinding) could otherwise sign in and post forms as a same-origin page. Host names are
+  case-insensitive: the header is passed on in lower case, so the checks behind (the MCP SDK's
+  own, the review page's Origin) see the name as this list does.
+- A body is read whole, within a deadline and a size limit, before anything acts on it: a review
+  form's here, an MCP message's once the SDK has authenticated its sender (`McpBodies`), so a
+  client without a valid token gets its 401 at once. A body that trickles is cut off (408), an
+  oversized one refused (413), and a client that leaves mid-body costs one log line instead of a
+  traceback. A response that starts before the body was read whole closes the connection.
 - A redirect's Location is made relative, so it never repeats a Host header back.
 """
 
@@ -25,19 +29,24 @@ import anyio
 import psutil
 import uvicorn
 from mcp.server.mcpserver import MCPServer
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
 from starlette.datastructures import Headers
+from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.errors import log_safe
+from server.lone_surrogates import mended_request
 from server.review import ROOT as REVIEW_ROOT
 from server.settings import ReverieSettings
 
 log = logging.getLogger(__name__)
 
+MCP_PATH = "/mcp"
 # The largest form of the page (feedback with a statement) is a few KiB even percent-encoded.
 MAX_FORM_BYTES = 64 * 1024
+# An MCP message: the SDK's own limit, which it would apply after reading the body itself.
+MAX_MCP_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
 # uvicorn's own limits, stated rather than inherited. Connections and tasks at once (an MCP host
 # holds one or two; past this uvicorn answers 503 rather than running out of file descriptors).
 MAX_CONCURRENCY = 256
@@ -111,9 +120,7 @@ class HostAllowList:
 
 
 async def _answer(scope: Scope, receive: Receive, send: Send, status: int, text: str) -> None:
-    # The connection is closed after: a body left unread cannot be told from the next request.
-    response = PlainTextResponse(text, status_code=status, headers={"Connection": "close"})
-    await response(scope, receive, send)
+    await PlainTextResponse(text, status_code=status)(scope, receive, send)
 
 
 def _replaying(body: bytes, receive: Receive) -> Receive:
@@ -124,6 +131,61 @@ def _replaying(body: bytes, receive: Receive) -> Receive:
         return pending.pop() if pending else await receive()
 
     return replay
+
+
+@dataclass(frozen=True)
+class BodyLimits:
+    what: str  # what the body is, to say what was refused: "A form of this page"
+    max_bytes: int
+    timeout_s: float
+
+
+async def read_body(scope: Scope, receive: Receive, send: Send, limits: BodyLimits) -> bytes | None:
+    """The request's body, read whole; None when the request was answered (413, 408) or abandoned here."""
+    declared = Headers(scope=scope).get("content-length", "")
+    too_big = f"{limits.what} is at most {limits.max_bytes // 1024} KiB; nothing was done."
+    if declared.isdigit() and int(declared) > limits.max_bytes:
+        await _answer(scope, receive, send, 413, too_big)
+        return None
+    body = bytearray()
+    with anyio.move_on_after(limits.timeout_s):
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                where = log_safe(f"{scope['method']} {scope['path']}")
+                log.info("%s: the client left after %d of %s body bytes.", where, len(body), declared or "?")
+                return None
+            body += message.get("body", b"")
+            if len(body) > limits.max_bytes:
+                await _answer(scope, receive, send, 413, too_big)
+                return None
+            if not message.get("more_body", False):
+                return bytes(body)
+    text = f"The request's body did not arrive within {limits.timeout_s:g} s; nothing was done."
+    await _answer(scope, receive, send, 408, text)
+    return None
+
+
+class _BodyWatch:
+    """`receive` and `send` of one request, such that a response started before the request's
+    body was read whole says `Connection: close`: what is left of the body cannot be told from a
+    next request, and a client still trickling it would otherwise keep the connection."""
+
+    def __init__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = Headers(scope=scope)
+        self.unread = headers.get("content-length", "0") != "0" or "transfer-encoding" in headers
+        self._receive, self._send = receive, send
+
+    async def receive(self) -> Message:
+        message = await self._receive()
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            self.unread = False
+        return message
+
+    async def send(self, message: Message) -> None:
+        if message["type"] == "http.response.start" and self.unread:
+            message = {**message, "headers": [*message.get("headers", []), (b"connection", b"close")]}
+        await self._send(message)
 
 
 def _relative_redirects(send: Send) -> Send:
@@ -144,6 +206,11 @@ def _relative(location: bytes) -> bytes:
     return urlunsplit(("", "", parts.path or "/", parts.query, parts.fragment)).encode("latin-1")
 
 
+def _lower_case_host(scope: Scope) -> Scope:
+    headers = [(key, value.lower() if key == b"host" else value) for key, value in scope["headers"]]
+    return {**scope, "headers": headers}
+
+
 @dataclass(frozen=True)
 class FrontDoor:
     """ASGI middleware around the whole app (see the module's docstring)."""
@@ -156,6 +223,8 @@ class FrontDoor:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        watch = _BodyWatch(scope, receive, _relative_redirects(send))
+        receive, send = watch.receive, watch.send
         if not self.hosts.allows(Headers(scope=scope).get("host")):
             await _answer(
                 scope,
@@ -166,49 +235,50 @@ class FrontDoor:
                 "(its operator can add a name to REVERIE_ALLOWED_HOSTS).",
             )
             return
-        send = _relative_redirects(send)
+        scope = _lower_case_host(scope)
         path = str(scope["path"])
         if scope["method"] == "POST" and (path == REVIEW_ROOT or path.startswith(f"{REVIEW_ROOT}/")):
-            read = await self._read_form(scope, receive, send)
-            if read is None:
+            limits = BodyLimits("A form of this page", MAX_FORM_BYTES, self.body_timeout_s)
+            body = await read_body(scope, receive, send, limits)
+            if body is None:
                 return
-            receive = read
+            receive = _replaying(body, receive)
         await self.app(scope, receive, send)
 
-    async def _read_form(self, scope: Scope, receive: Receive, send: Send) -> Receive | None:
-        """The form's body, read whole; None when the request was answered (or abandoned) here."""
-        declared = Headers(scope=scope).get("content-length", "")
-        too_big = f"A form of this page is at most {MAX_FORM_BYTES // 1024} KiB; nothing was done."
-        if declared.isdigit() and int(declared) > MAX_FORM_BYTES:
-            await _answer(scope, receive, send, 413, too_big)
-            return None
-        body = bytearray()
-        with anyio.move_on_after(self.body_timeout_s):
-            while True:
-                message = await receive()
-                if message["type"] == "http.disconnect":
-                    where = log_safe(f"{scope['method']} {scope['path']}")
-                    log.info(
-                        "%s: the client left after %d of %s body bytes.", where, len(body), declared or "?"
-                    )
-                    return None
-                body += message.get("body", b"")
-                if len(body) > MAX_FORM_BYTES:
-                    await _answer(scope, receive, send, 413, too_big)
-                    return None
-                if not message.get("more_body", False):
-                    return _replaying(bytes(body), receive)
-        text = f"The form's body did not arrive within {self.body_timeout_s:g} s; nothing was done."
-        await _answer(scope, receive, send, 408, text)
-        return None
+
+@dataclass(frozen=True)
+class McpBodies:
+    """ASGI middleware inside the MCP SDK's authentication, for POSTs to /mcp: a request with a
+    valid token has its body read here, within the deadline and the SDK's size limit, and a lone
+    surrogate in it mended (`server.lone_surrogates`); any other request is passed on unread, and
+    the SDK answers it 401 without waiting for its body."""
+
+    app: ASGIApp
+    body_timeout_s: float
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # Set by the SDK's AuthenticationMiddleware, which runs first; without it, all are served.
+        user = scope.get("user")
+        served = user is None or user.is_authenticated
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != MCP_PATH or not served:
+            await self.app(scope, receive, send)
+            return
+        limits = BodyLimits("An MCP message", MAX_MCP_BYTES, self.body_timeout_s)
+        body = await read_body(scope, receive, send, limits)
+        if body is None:
+            return
+        scope, body = mended_request(scope, body)
+        await self.app(scope, _replaying(body, receive), send)
 
 
 def serve_http(server: MCPServer[Any], settings: ReverieSettings, host: str, port: int) -> None:
     """Serve MCP at /mcp and the review page through the front door until interrupted."""
     hosts = HostAllowList.for_server(host, port, settings.reverie_allowed_hosts)
     app = server.streamable_http_app(
-        streamable_http_path="/mcp", transport_security=hosts.transport_security(), host=host
+        streamable_http_path=MCP_PATH, transport_security=hosts.transport_security(), host=host
     )
+    # Last of the app's middleware, so it runs after the SDK's authentication (see McpBodies).
+    app.user_middleware.append(Middleware(McpBodies, body_timeout_s=settings.reverie_http_body_timeout))
     config = uvicorn.Config(
         FrontDoor(app, hosts, settings.reverie_http_body_timeout),
         host=host,

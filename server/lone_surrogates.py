@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections import deque
 from typing import Any
 
-from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp_types import JSONRPCMessage, jsonrpc_message_adapter
 from pydantic import ValidationError
 from pydantic_core import from_json
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Scope
 
 # Any escaped surrogate, paired or not: a cheap test before parsing anything twice.
 SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -72,36 +70,12 @@ def mended_message(error: Exception) -> JSONRPCMessage | None:
         return None
 
 
-class MendLoneSurrogates:
-    """ASGI middleware for the MCP endpoint: a POST body with a lone surrogate is passed on mended.
-
-    It reads the body before the SDK does, up to the SDK's own size limit; a larger body is passed
-    on untouched, for the SDK to refuse."""
-
-    def __init__(self, app: ASGIApp, path: str, limit: int = DEFAULT_MAX_REQUEST_BODY_SIZE) -> None:
-        self.app, self.path, self.limit = app, path, limit
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path:
-            await self.app(scope, receive, send)
-            return
-        read: deque[Message] = deque()
-        body, complete = bytearray(), False
-        while not complete and len(body) <= self.limit:
-            message = await receive()
-            read.append(message)
-            if message["type"] != "http.request":
-                break
-            body.extend(message.get("body", b""))
-            complete = not message.get("more_body", False)
-        value = mended_json(bytes(body)) if complete and len(body) <= self.limit else None
-        if value is not None:
-            mended = json.dumps(value, ensure_ascii=False).encode()
-            read = deque([{"type": "http.request", "body": mended, "more_body": False}])
-            headers = [(k, v) for k, v in scope["headers"] if k.lower() != b"content-length"]
-            scope = {**scope, "headers": [*headers, (b"content-length", str(len(mended)).encode())]}
-
-        async def replay() -> Message:
-            return read.popleft() if read else await receive()
-
-        await self.app(scope, replay, send)
+def mended_request(scope: Scope, body: bytes) -> tuple[Scope, bytes]:
+    """An HTTP request whose JSON body holds a lone surrogate, mended, its Content-Length to match;
+    any other request as it is."""
+    value = mended_json(body)
+    if value is None:
+        return scope, body
+    mended = json.dumps(value, ensure_ascii=False).encode()
+    headers = [(key, header) for key, header in scope["headers"] if key.lower() != b"content-length"]
+    return {**scope, "headers": [*headers, (b"content-length", str(len(mended)).encode())]}, mended

@@ -64,7 +64,10 @@ class ReverieSettings(BaseSettings):
         description="Host headers the HTTP server answers besides its own address, comma-separated",
     )
     reverie_http_body_timeout: float = Field(
-        default=10.0, gt=0, le=300, description="Seconds the review page waits for a form's whole body"
+        default=10.0,
+        gt=0,
+        le=300,
+        description="Seconds the HTTP server waits for an MCP message's or a form's body",
     )
 
     reverie_embedding_model: str = Field(

@@ -1,7 +1,8 @@
 """A scripted OpenAI-compatible chat-completions server on 127.0.0.1, standing in for Ollama,
 llama.cpp, vLLM or a hosted API: it answers each POST /v1/chat/completions from a script (JSON,
-an HTTP error, garbage, an answer slower than the client waits, or a dropped connection) and
-records what it was sent."""
+an HTTP error, garbage, an answer slower than the client waits, a dropped connection, or a body
+sent in pieces, with a Content-Length or chunked) and records what it was sent and how much of each
+answer the client took."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from typing import Any
 
 ANSWERING_MODEL = "scripted-endpoint-7b"
 KEY = "sk-test-7d1f0c9a2b-never-shown"
+# An answer's body is written in pieces of this size, so a client that stops reading shows.
+PIECE_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -25,6 +28,7 @@ class Reply:
     body: bytes = b""
     delay: float = 0.0
     drop: bool = False  # close the connection without answering
+    chunked: bool = False  # Transfer-Encoding: chunked instead of a Content-Length
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,12 @@ def completion(text: str, model: str | None = ANSWERING_MODEL) -> Reply:
     return Reply(body=json.dumps(body).encode())
 
 
+def padded(text: str, size: int, *, chunked: bool = False) -> Reply:
+    """A completion of `text` that a field clients ignore fills to at least `size` bytes."""
+    body = json.loads(completion(text).body) | {"padding": "x" * size}
+    return Reply(body=json.dumps(body).encode(), chunked=chunked)
+
+
 def error(status: int) -> Reply:
     return Reply(status=status, body=json.dumps({"error": {"message": f"scripted {status}"}}).encode())
 
@@ -61,6 +71,8 @@ def error(status: int) -> Reply:
 class ScriptedEndpoint:
     port: int
     received: list[Received] = field(default_factory=list)
+    # Per answer, the body bytes written before the client hung up (all of them if it did not).
+    written: list[int] = field(default_factory=list)
 
     @property
     def url(self) -> str:
@@ -82,13 +94,26 @@ def _handler(endpoint: ScriptedEndpoint, script: Script) -> type[BaseHTTPRequest
                 self.connection.shutdown(socket.SHUT_RDWR)
                 self.close_connection = True
                 return
-            # The client may have given up on a slow answer: writing to it then fails.
+            endpoint.written.append(0)
+            # The client may have given up on a slow or long answer: writing to it then fails.
             with suppress(OSError):
                 self.send_response(reply.status)
                 self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(reply.body)))
+                if reply.chunked:
+                    self.send_header("Transfer-Encoding", "chunked")
+                else:
+                    self.send_header("Content-Length", str(len(reply.body)))
                 self.end_headers()
-                self.wfile.write(reply.body)
+                self._write_body(reply)
+
+        def _write_body(self, reply: Reply) -> None:
+            for start in range(0, len(reply.body), PIECE_BYTES):
+                piece = reply.body[start : start + PIECE_BYTES]
+                framed = b"%x\r\n%s\r\n" % (len(piece), piece) if reply.chunked else piece
+                self.wfile.write(framed)
+                endpoint.written[-1] += len(piece)
+            if reply.chunked:
+                self.wfile.write(b"0\r\n\r\n")
 
         def log_message(self, format: str, *args: Any) -> None:
             pass

@@ -13,7 +13,6 @@ memories is no stronger than its weakest link.
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
@@ -51,6 +50,7 @@ from graph.embedding.store import embed_missing
 from graph.errors import InvalidInputError, NotFoundError
 from graph.memory.claims import check_claim
 from graph.memory.models import ClaimInput
+from graph.text import one_line
 from graph.words_gate import pass_words_gate
 
 MAX_SOURCES: Final = 4
@@ -61,13 +61,11 @@ CANDIDATE_CHARS: Final = 400
 TEXT_LIMITS: Final = {"hypothesis": 400, "why": 200, "what_if": 400, "possible_outcome": 400}
 WRITER_CHARS: Final = 80
 OPEN: Final = (DreamStatus.PROPOSED, DreamStatus.REINFORCED)
-_UNSAFE = re.compile(r"[\x00-\x1f\x7f]+")
 
 
 def writer_name(client_name: str | None) -> str:
     """`host:<client name>` as the client introduced itself; `host:unknown` without a name."""
-    cleaned = " ".join(_UNSAFE.sub(" ", client_name or "").split())[:WRITER_CHARS]
-    return f"host:{cleaned or 'unknown'}"
+    return f"host:{one_line(client_name, WRITER_CHARS) or 'unknown'}"
 
 
 @dataclass(frozen=True)

@@ -20,18 +20,21 @@ from enum import StrEnum
 from typing import Final, Protocol
 
 import anyio
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from graph.base import Frozen
 from graph.dreams.evidence import JUDGED_FLOOR_SHARE, CandidatePair, link_score
 from graph.dreams.generator import LinkGenerator, Proposal, connections, draft
 from graph.dreams.models import DreamDraft
 from graph.dreams.writer import excerpt
+from graph.text import one_line
 
 log = logging.getLogger(__name__)
 
 # A few extra candidates stand behind those the model judges empty.
 SPARE_CANDIDATES: Final = 3
 MEMORY_CHARS: Final = 400
+MODEL_NAME_CHARS: Final = 100
 _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 SYSTEM_PROMPT: Final = (
@@ -59,10 +62,16 @@ class HostModelError(Exception):
     """The host's model did not answer (refused, failed, or sent something that is not text)."""
 
 
-@dataclass(frozen=True)
-class ModelAnswer:
+class ModelAnswer(Frozen):
     text: str
-    model: str  # the name the host gives the model that answered
+    # The name the host or the endpoint gives the model that answered, as one short line: it is
+    # stored in a dream's generator and rationale, and a claim's verifier, and shown from there.
+    model: str
+
+    @field_validator("model")
+    @classmethod
+    def _one_line(cls, model: str) -> str:
+        return one_line(model, MODEL_NAME_CHARS) or "unknown"
 
 
 class HostModel(Protocol):
@@ -184,7 +193,7 @@ class HostModelGenerator:
                 "why": parsed.why,
                 "what_if": parsed.what_if,
                 "possible_outcome": parsed.possible_outcome,
-                "generator": f"{self.name}:{answer.model}"[:120],
+                "generator": f"{self.name}:{answer.model}",
                 "rationale": f"{written.rationale} Phrased and judged worth asking by {self.speaker} "
                 f"({answer.model}); the scores come from the evidence above.",
             }

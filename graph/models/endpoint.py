@@ -4,9 +4,9 @@ Ollama, the llama.cpp server, vLLM, LM Studio and hosted APIs all take the same 
 `{url}/chat/completions` with a system and a user message. `EndpointModel` is a `HostModel`, so
 the dream phase and the claim check use it exactly as they use the host's model over sampling.
 Every way the endpoint can fail (an HTTP error, a timeout, a dropped connection, a body that is
-not the expected JSON, an answer with no text) is a `HostModelError`, and the caller falls back
-to its deterministic path. The key is sent in the Authorization header only: it is never logged,
-never part of an error message and never in a repr.
+not the expected JSON or larger than `MAX_ANSWER_BYTES`, an answer with no text) is a
+`HostModelError`, and the caller falls back to its deterministic path. The key is sent in the
+Authorization header only: it is never logged, never part of an error message and never in a repr.
 """
 
 from __future__ import annotations
@@ -24,6 +24,10 @@ log = logging.getLogger(__name__)
 
 COMPLETIONS_PATH: Final = "/chat/completions"
 TEMPERATURE: Final = 0.2
+# The most of an answer read: the largest completion asked for (4,000 tokens, each a few bytes
+# even escaped) is well under 100 KiB. Reading stops here, so an endpoint that sends hundreds of
+# megabytes costs this much memory and no more.
+MAX_ANSWER_BYTES: Final = 1024 * 1024
 # Statuses with which servers that do not know `response_format` refuse it (LM Studio accepts
 # only json_schema, older llama.cpp and vLLM builds answer 400 or 422).
 _FORMAT_REFUSALS: Final = frozenset({400, 422})
@@ -60,6 +64,12 @@ class _Completion(BaseModel):
     choices: list[_Choice] = Field(min_length=1)
 
 
+@dataclass(frozen=True)
+class _Reply:
+    status: int
+    content: bytes  # empty unless the status is 200
+
+
 class EndpointModel:
     """`HostModel` over an OpenAI-compatible endpoint; one connection pool for the process."""
 
@@ -90,21 +100,22 @@ class EndpointModel:
             "temperature": TEMPERATURE,
         }
         if self._json_mode:
-            response = await self._post({**body, "response_format": {"type": "json_object"}})
-            if response.status_code not in _FORMAT_REFUSALS:
-                return self._answer(response)
+            reply = await self._post({**body, "response_format": {"type": "json_object"}})
+            if reply.status not in _FORMAT_REFUSALS:
+                return self._answer(reply)
             # Trigger: a 400 or 422 to a request asking for a JSON answer. Why: some servers do
             # not know response_format. Outcome: asked once more without it (the prompt asks for
             # JSON anyway); a server that refuses that too fails as usual.
-            log.info(
-                "model endpoint refused response_format (HTTP %s); asking without it", response.status_code
-            )
+            log.info("model endpoint refused response_format (HTTP %s); asking without it", reply.status)
             self._json_mode = False
         return self._answer(await self._post(body))
 
-    async def _post(self, body: dict[str, Any]) -> httpx2.Response:
+    async def _post(self, body: dict[str, Any]) -> _Reply:
         try:
-            return await self._client.post(self.config.url + COMPLETIONS_PATH, json=body)
+            async with self._client.stream("POST", self.config.url + COMPLETIONS_PATH, json=body) as response:
+                # Only a 200's body is read: other statuses say all there is to say.
+                content = await _bounded_content(response) if response.status_code == 200 else b""
+                return _Reply(response.status_code, content)
         except httpx2.TimeoutException as error:
             raise HostModelError(
                 f"no answer from the model endpoint in time ({type(error).__name__})"
@@ -113,12 +124,12 @@ class EndpointModel:
             # The error's own text names the URL at most; the key is only in a header.
             raise HostModelError(f"the model endpoint could not be reached: {type(error).__name__}") from None
 
-    def _answer(self, response: httpx2.Response) -> ModelAnswer:
-        if response.status_code != 200:
-            hint = _HINTS.get(response.status_code, "see the endpoint's own log")
-            raise HostModelError(f"the model endpoint answered HTTP {response.status_code} ({hint})")
+    def _answer(self, reply: _Reply) -> ModelAnswer:
+        if reply.status != 200:
+            hint = _HINTS.get(reply.status, "see the endpoint's own log")
+            raise HostModelError(f"the model endpoint answered HTTP {reply.status} ({hint})")
         try:
-            completion = _Completion.model_validate_json(response.content)
+            completion = _Completion.model_validate_json(reply.content)
         except ValidationError as error:
             raise HostModelError(
                 f"the model endpoint's answer is not a chat completion ({error.error_count()} problems)"
@@ -126,7 +137,22 @@ class EndpointModel:
         text = completion.choices[0].message.content
         if not text or not text.strip():
             raise HostModelError("the model endpoint's answer has no text")
-        return ModelAnswer(text=text, model=(completion.model or self.config.model)[:100])
+        return ModelAnswer(text=text, model=completion.model or self.config.model)
+
+
+async def _bounded_content(response: httpx2.Response) -> bytes:
+    """The body, decoded, or a `HostModelError` as soon as it is larger than `MAX_ANSWER_BYTES`
+    (at once when its Content-Length says so); leaving the stream unread closes its connection."""
+    limit = f"larger than the {MAX_ANSWER_BYTES // 1024} KiB an answer may be"
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_ANSWER_BYTES:
+        raise HostModelError(f"the model endpoint's answer is {limit} (Content-Length {declared}); not read")
+    content = bytearray()
+    async for chunk in response.aiter_bytes():
+        content += chunk
+        if len(content) > MAX_ANSWER_BYTES:
+            raise HostModelError(f"the model endpoint's answer is {limit}; reading stopped there")
+    return bytes(content)
 
 
 class EndpointGenerator(HostModelGenerator):

@@ -1,5 +1,6 @@
 """The endpoint client against a scripted OpenAI-compatible server on 127.0.0.1: what it sends,
-what it takes from the answer, every failure as `HostModelError`, and a key that never shows."""
+what it takes from the answer, every failure as `HostModelError` (an oversized answer too, read no
+further than the limit), and a key that never shows."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from graph.dreams.host_model import HostModelError, HostModelLimits
-from graph.models.endpoint import EndpointConfig, EndpointModel
+from graph.models.endpoint import MAX_ANSWER_BYTES, EndpointConfig, EndpointModel
 from tests.scripted_endpoint import (
     ANSWERING_MODEL,
     KEY,
@@ -19,6 +20,7 @@ from tests.scripted_endpoint import (
     ScriptedEndpoint,
     completion,
     error,
+    padded,
     scripted_endpoint,
 )
 
@@ -116,3 +118,35 @@ async def test_an_endpoint_where_nothing_listens_is_a_host_model_error() -> None
     with pytest.raises(HostModelError, match="could not be reached"):
         await closed.ask("s", "p", 100)
     await closed.aclose()
+
+
+# Far more than the limit, so that reading stops long before the body ends.
+HUGE = 32 * MAX_ANSWER_BYTES
+
+
+@pytest.mark.parametrize(
+    ("script", "message"),
+    [
+        ([padded('{"ok": 1}', HUGE), completion('{"ok": true}')], "Content-Length"),
+        ([padded('{"ok": 1}', HUGE, chunked=True), completion('{"ok": true}')], "reading stopped"),
+    ],
+    ids=["content-length", "chunked"],
+)
+async def test_an_answer_larger_than_the_limit_is_not_read_past_it(
+    model: EndpointModel, endpoint: ScriptedEndpoint, message: str
+) -> None:
+    with pytest.raises(HostModelError, match=f"larger than the 1024 KiB.*{message}"):
+        await model.ask("s", "p", 100)
+    # The client hung up: what the server got out is the limit plus what the sockets buffer.
+    assert endpoint.written[0] < HUGE // 4
+    assert (await model.ask("s", "p", 100)).text == '{"ok": true}'
+
+
+@pytest.mark.parametrize("script", [[padded('{"ok": true}', MAX_ANSWER_BYTES // 2, chunked=True)]])
+async def test_an_answer_within_the_limit_is_read_whole_however_it_is_framed(model: EndpointModel) -> None:
+    assert (await model.ask("s", "p", 100)).text == '{"ok": true}'
+
+
+@pytest.mark.parametrize("script", [[completion("{}", model="evil\n2026 ERROR\x1b[31m\u2028x" + "y" * 200)]])
+async def test_the_answering_models_name_is_kept_as_one_clean_short_line(model: EndpointModel) -> None:
+    assert (await model.ask("s", "p", 100)).model == ("evil 2026 ERROR [31m x" + "y" * 200)[:100]

@@ -16,6 +16,7 @@ from graph.text import (
     fulltext_clause,
     fulltext_query,
     normalize,
+    one_line,
     profile_key,
     salient_terms,
     tokens,
@@ -69,6 +70,25 @@ def test_normalize_folds_compatibility_forms_case_and_whitespace() -> None:
     assert normalize("Straße") == "strasse"
     assert normalize("don\u2019t") == "don't"
     assert normalize("") == ""
+
+
+@pytest.mark.parametrize(
+    ("name", "max_chars", "line"),
+    [
+        ("llama3.1:8b", 40, "llama3.1:8b"),
+        ("evil\n2026 ERROR forged\x1b[31m<script>", 40, "evil 2026 ERROR forged [31m<script>"),
+        ("a\u2028b\u202ec\x9bd\u200be", 40, "a b c d e"),  # line separator, bidi override, C1, zero-width
+        ("  café  模型\t", 40, "café 模型"),
+        ("\x00\x1b", 40, ""),
+        (None, 40, ""),
+        ("z" * 50, 40, "z" * 40),
+        ("x" * 7 + "\n\n" + "y" * 50, 8, "x" * 7),  # cut just after a space: nothing trails
+    ],
+)
+def test_one_line_keeps_printable_words_on_one_short_line(
+    name: str | None, max_chars: int, line: str
+) -> None:
+    assert one_line(name, max_chars) == line
 
 
 def test_tokens_keep_order_contractions_and_unicode_words() -> None:

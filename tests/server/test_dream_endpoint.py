@@ -20,6 +20,7 @@ from graph.dreams.generator import LinkGenerator
 from graph.dreams.runs import latest_run_writers
 from graph.embedding.keeper import VectorKeeper
 from graph.memory.pipeline import RememberRequest, remember
+from graph.models.endpoint import MAX_ANSWER_BYTES
 from server.app import build_server
 from server.settings import ReverieSettings
 from tests.scripted_endpoint import (
@@ -31,11 +32,12 @@ from tests.scripted_endpoint import (
     ScriptedEndpoint,
     completion,
     error,
+    padded,
     scripted_endpoint,
 )
 from tests.server.conftest import reverie, settings_for, structured
 from tests.server.support import MEMORIES, claim_of
-from tests.server.test_dream_sampling import judged, text_answer
+from tests.server.test_dream_sampling import CLEANED_MODEL, FORGED_MODEL, judged, text_answer
 
 pytestmark = pytest.mark.anyio
 TIMEOUT = 1.0
@@ -123,6 +125,15 @@ async def test_a_client_without_sampling_gets_the_endpoints_words(
     assert KEY not in result["raw"].model_dump_json() and KEY not in logs.text
 
 
+@pytest.mark.parametrize("script", [lambda _: completion(judged(True), model=FORGED_MODEL)])
+async def test_the_endpoint_models_name_is_kept_as_one_clean_line(
+    neo4j_settings: ConnectionSettings, profile_id: str, endpoint: ScriptedEndpoint
+) -> None:
+    result = await endpoint_cycle(neo4j_settings, profile_id, endpoint)
+    assert result["dreams"] and {d["generator"] for d in result["dreams"]} == {f"endpoint:{CLEANED_MODEL}"}
+    assert f"configured endpoint ({CLEANED_MODEL});" in result["dreams"][0]["rationale"]
+
+
 MISBEHAVIOURS: dict[str, Reply] = {
     "server error": error(500),
     "rate limited": error(429),
@@ -130,6 +141,7 @@ MISBEHAVIOURS: dict[str, Reply] = {
     "garbage": Reply(body=b"\x00\xffnot json"),
     "dropped connection": Reply(drop=True),
     "prose instead of JSON": completion("These two memories are both about bread."),
+    "larger than an answer may be": padded(judged(True), 2 * MAX_ANSWER_BYTES, chunked=True),
 }
 
 

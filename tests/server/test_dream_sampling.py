@@ -31,6 +31,9 @@ TIMEOUT = 1.0
 # "auto" is the SDK client's default, which speaks 2026-07-28 to this server.
 ERAS = pytest.mark.parametrize("mode", ["legacy", "auto"])
 HYPOTHESIS = "The sourdough starter Herbert is the reason for the weekend baking."
+# A model's name as a hostile host or endpoint may send it, and as Reverie keeps it.
+FORGED_MODEL = "evil\n2026-11-28 ERROR forged\x1b[31m<script>"
+CLEANED_MODEL = "evil 2026-11-28 ERROR forged [31m<script>"
 
 
 def text_answer(text: str, model: str = "scripted-model") -> CreateMessageResult:
@@ -118,6 +121,18 @@ async def test_the_host_model_phrases_the_best_candidates(
     prompt = asked[0].messages[0].content.text  # type: ignore[union-attr]
     assert "Memory A" in prompt and "Memory B" in prompt and "worth_asking" in prompt
     assert asked[0].max_tokens <= 400 and asked[0].system_prompt
+
+
+@ERAS
+async def test_the_models_name_is_kept_as_one_clean_line(
+    neo4j_settings: ConnectionSettings, profile_id: str, mode: ConnectMode
+) -> None:
+    async def script(params: CreateMessageRequestParams) -> Answer:
+        return text_answer(judged(True), model=FORGED_MODEL)
+
+    result = await cycle_with(neo4j_settings, profile_id, script, mode)
+    assert result["dreams"] and {d["generator"] for d in result["dreams"]} == {f"host-model:{CLEANED_MODEL}"}
+    assert f"host's model ({CLEANED_MODEL});" in result["dreams"][0]["rationale"]
 
 
 @ERAS

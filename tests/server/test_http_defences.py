@@ -35,17 +35,27 @@ def wait_until(condition: Callable[[], bool]) -> None:
         time.sleep(0.1)
 
 
-def open_post(server: HttpServer, path: str, declared: int, sent: bytes, cookie: str = "") -> socket.socket:
-    """A form post that announces `declared` body bytes and sends only `sent`, its socket still open."""
+def open_post(
+    server: HttpServer, path: str, declared: int, sent: bytes, headers: dict[str, str] | None = None
+) -> socket.socket:
+    """A post that announces `declared` body bytes and sends only `sent`, its socket still open;
+    a form unless `headers` say otherwise."""
     connection = socket.create_connection(("127.0.0.1", port_of(server)), timeout=WAIT_S)
-    head = (
-        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port_of(server)}\r\n"
-        f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {declared}\r\n"
-        + (f"Cookie: reverie_review={cookie}\r\n" if cookie else "")
-        + "\r\n"
-    )
-    connection.sendall(head.encode() + sent)
+    sent_headers = {
+        "Host": f"127.0.0.1:{port_of(server)}",
+        "Content-Type": "application/x-www-form-urlencoded",
+        **(headers or {}),
+        "Content-Length": str(declared),
+    }
+    head = f"POST {path} HTTP/1.1\r\n" + "".join(f"{key}: {value}\r\n" for key, value in sent_headers.items())
+    connection.sendall(head.encode() + b"\r\n" + sent)
     return connection
+
+
+def mcp_post(server: HttpServer, declared: int, sent: bytes, token: str | None = None) -> socket.socket:
+    """An MCP message announcing `declared` body bytes, sending only `sent`, signed with `token`."""
+    signed = {"Authorization": f"Bearer {token}"} if token else {}
+    return open_post(server, "/mcp", declared, sent, {**MCP_HEADERS, **signed})
 
 
 def answer_of(connection: socket.socket) -> bytes:
@@ -79,17 +89,20 @@ def quick_server(server_env: dict[str, str], profile_id: str, tmp_path: Path) ->
 def test_a_client_that_leaves_mid_body_costs_one_short_log_line(http_server: HttpServer) -> None:
     cookie, csrf = signed_in(http_server)
     before = http_server.log.read_text().splitlines()
-    for path, session in (("/review/login", ""), ("/review/runs", cookie)):
-        open_post(http_server, path, 150, f"csrf_token={csrf}&token=abc".encode()[:40], session).close()
+    form = f"csrf_token={csrf}&token=abc".encode()[:40]
+    open_post(http_server, "/review/login", 150, form).close()
+    open_post(http_server, "/review/runs", 150, form, {"Cookie": f"reverie_review={cookie}"}).close()
+    mcp_post(http_server, 150, b'{"jsonrpc": "2.0", "id": 1, ', http_server.write_token).close()
 
     def logged() -> str:
         return "\n".join(http_server.log.read_text().splitlines()[len(before) :])
 
-    wait_until(lambda: logged().count("left after") >= 2 or "Exception" in logged())
+    wait_until(lambda: logged().count("left after") >= 3 or "Exception" in logged())
     added = logged()
     assert "Traceback" not in added and "ClientDisconnect" not in added, added
     lines = added.splitlines()
-    assert len(lines) == 2 and all("left after" in line and len(line) < 200 for line in lines), lines
+    assert len(lines) == 3 and all("left after" in line and len(line) < 200 for line in lines), lines
+    assert "POST /mcp: the client left after 28 of 150 body bytes." in added
 
 
 def test_a_form_body_that_never_ends_or_is_too_big_is_refused(quick_server: HttpServer) -> None:
@@ -105,6 +118,33 @@ def test_a_form_body_that_never_ends_or_is_too_big_is_refused(quick_server: Http
     # The server still serves everyone else.
     with httpx2.Client(base_url=quick_server.base, timeout=WAIT_S) as http:
         assert http.post("/review/login", data={"token": quick_server.write_token}).status_code == 303
+
+
+@pytest.mark.parametrize("token", [None, "not-a-token-of-this-server"], ids=["no token", "wrong token"])
+def test_an_mcp_post_without_a_valid_token_is_refused_before_its_body(
+    http_server: HttpServer, token: str | None
+) -> None:
+    started = time.monotonic()
+    unsigned = mcp_post(http_server, 100_000, b'{"jsonrpc"', token)
+    answer = answer_of(unsigned)  # until the server closes the connection
+    unsigned.close()
+    assert answer.startswith(b"HTTP/1.1 401"), answer[:200]
+    assert b"connection: close" in answer.lower() and time.monotonic() - started < WAIT_S / 3
+
+
+def test_an_mcp_body_that_never_ends_or_is_too_big_is_refused(quick_server: HttpServer) -> None:
+    slow = mcp_post(quick_server, 150, b'{"jsonrpc"', quick_server.write_token)
+    answer = answer_of(slow)
+    slow.close()
+    assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+
+    huge = mcp_post(quick_server, 100_000_000, b'{"jsonrpc"', quick_server.write_token)
+    answer = answer_of(huge)
+    huge.close()
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+    bearer = {**MCP_HEADERS, "Authorization": f"Bearer {quick_server.write_token}"}
+    with httpx2.Client(base_url=quick_server.base, timeout=WAIT_S) as http:
+        assert http.post("/mcp", json=INITIALIZE, headers=bearer).status_code == 200
 
 
 def test_wrong_tokens_are_throttled_per_address_and_others_still_sign_in(http_server: HttpServer) -> None:
@@ -123,7 +163,9 @@ def test_wrong_tokens_are_throttled_per_address_and_others_still_sign_in(http_se
         assert other.post("/review/login", data={"token": http_server.write_token}).status_code == 303
 
 
-def test_a_foreign_host_is_refused_everywhere_and_redirects_never_name_it(http_server: HttpServer) -> None:
+def test_a_foreign_host_is_refused_everywhere_and_redirects_never_name_it(
+    http_server: HttpServer,
+) -> None:
     port = port_of(http_server)
     evil = {"Host": "evil.example", "Origin": "http://evil.example"}
     bearer = {**MCP_HEADERS, "Authorization": f"Bearer {http_server.write_token}"}
@@ -150,6 +192,16 @@ def test_a_foreign_host_is_refused_everywhere_and_redirects_never_name_it(http_s
             headers={"Host": own, "Origin": f"http://{own}"},
         )
         assert loopback_name.status_code == 303 and loopback_name.headers["location"] == "/review"
+
+
+def test_host_names_are_case_insensitive_for_mcp_and_the_page_alike(http_server: HttpServer) -> None:
+    shouted = {"Host": f"LOCALHOST:{port_of(http_server)}"}
+    bearer = {**MCP_HEADERS, "Authorization": f"Bearer {http_server.write_token}"}
+    with httpx2.Client(base_url=http_server.base, timeout=WAIT_S) as http:
+        assert http.post("/mcp", json=INITIALIZE, headers={**bearer, **shouted}).status_code == 200
+        assert http.get("/review/login", headers=shouted).status_code == 200
+        login = http.post("/review/login", data={"token": http_server.write_token}, headers=shouted)
+        assert login.status_code == 303 and login.headers["location"] == "/review"
 
 
 def test_the_search_box_takes_as_many_characters_as_the_server(http_server: HttpServer) -> None:

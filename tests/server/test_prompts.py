@@ -3,10 +3,12 @@ every tool call their text spells out names a listed tool and arguments that too
 
 from __future__ import annotations
 
+import logging
 import re
 
 import pytest
 from mcp import Client, MCPError
+from mcp_types import INVALID_PARAMS
 
 pytestmark = pytest.mark.anyio
 
@@ -65,3 +67,14 @@ async def test_an_unknown_prompt_or_argument_is_refused_naming_what_exists(clien
     with pytest.raises(MCPError) as bad_status:
         await client.get_prompt("review_dreams", {"status": "dreamy"})
     assert "proposed" in str(bad_status.value)
+
+
+@pytest.mark.parametrize(("name", "argument"), [("review_dreams", "colour"), ("dream_now", "status")])
+async def test_an_argument_the_prompt_does_not_take_is_invalid_params_naming_it(
+    client: Client, caplog: pytest.LogCaptureFixture, name: str, argument: str
+) -> None:
+    with pytest.raises(MCPError) as refused:
+        await client.get_prompt(name, {argument: "x", "count": "3"})
+    assert refused.value.error.code == INVALID_PARAMS
+    assert repr(argument) in refused.value.error.message and "count" in refused.value.error.message
+    assert "Traceback" not in caplog.text and not [r for r in caplog.records if r.levelno >= logging.ERROR]

@@ -235,9 +235,9 @@ class PromotionReport(Frozen):
     message: str
 
 
+# What keep_merged or undo_merge did to a duplicate's merge (no docstring: tools/list would
+# repeat it).
 class MergeSettlement(Frozen):
-    """What keep_merged or undo_merge did to a duplicate's merge."""
-
     state: MergeState
     restored_claim_ids: list[str] = Field(default_factory=list, description="Claims put back as they were")
     message: str

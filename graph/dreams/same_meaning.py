@@ -86,7 +86,7 @@ _AMOUNTS_TEXT = """
     all both each every some most many few fewer several half quarter couple more less least
     once twice thrice always usually often sometimes occasionally rarely seldom frequently
     daily weekly monthly yearly annually first second third fourth fifth sixth seventh eighth
-    ninth tenth
+    ninth tenth only
 """
 # "may" is left out: far more often "might" than the month.
 _MONTHS_TEXT = "january february march april june july august september october november december"
@@ -97,9 +97,12 @@ _WHEN_TEXT = """
 """
 # Tone, not content: saying a thing warmly or twice over does not change it.
 _TONE_TEXT = """
-    hey hi hello oh ah wow lol haha hahaha omg hmm um umm well yay ooh aww ugh
-    really so very totally actually basically honestly literally just quite pretty truly indeed
+    hey hi hello oh ah wow lol haha hahaha omg hmm um umm yay ooh aww ugh
+    really so very totally actually basically honestly literally just quite truly indeed
 """
+# Function words that still say which way things stand ("before" or "after" the rash, the
+# "same" doctor or "another"): content here, though search and evidence pass over them.
+_RELATION_TEXT = "before after above below under over against until same other another own"
 _MORE_NEGATORS: Final = frozenset(_MORE_NEGATORS_TEXT.split())
 _ONES: Final = {word: value for value, word in enumerate(_ONES_TEXT.split())}
 _TENS: Final = {word: 10 * (index + 2) for index, word in enumerate(_TENS_TEXT.split())}
@@ -107,6 +110,7 @@ _AMOUNTS: Final = frozenset(_AMOUNTS_TEXT.split())
 _MONTHS: Final = frozenset(_MONTHS_TEXT.split())
 _WHEN: Final = _MONTHS | frozenset(_WHEN_TEXT.split())
 _TONE: Final = frozenset(_TONE_TEXT.split())
+_RELATIONS: Final = frozenset(_RELATION_TEXT.split())
 # Words, numbers ("1,200", "3.5" and "2nd" are one token each) and the marks that end a clause.
 _TOKEN = re.compile(
     r"\d+(?:[.,]\d+)*(?:st|nd|rd|th)?|[^\W\d_]+(?:'[^\W\d_]+)*|[.,;:!?()\[\]{}\"\u201c\u201d\u2013\u2014]"
@@ -183,7 +187,7 @@ def _parts(text: str) -> list[_Token]:
             parts.append(_Token(part, number, " ".join(tokens[index:end])))
         elif token in _WHEN:
             parts.append(_Token(_Part.WHEN, token, token))
-        elif token not in STOP_WORDS and token not in _TONE:
+        elif token in _RELATIONS or (token not in STOP_WORDS and token not in _TONE):
             parts.append(_Token(_Part.WORD, term_root(token), token))
         index = end
     return parts

@@ -89,6 +89,11 @@ DIFFERENT = [
         Difference.QUANTITY,
     ),
     (
+        "I eat fish at the harbour restaurant.",
+        "I only eat fish at the harbour restaurant.",
+        Difference.QUANTITY,
+    ),
+    (
         "The physio said to run 3.5 km on Sundays.",
         "The physio said to run 5 km on Sundays.",
         Difference.QUANTITY,
@@ -132,6 +137,17 @@ DIFFERENT = [
         "The vet ruled out that the kitten has a heart murmur.",
         Difference.DETAIL,
     ),
+    (
+        "The rash started before the penicillin course.",
+        "The rash started after the penicillin course.",
+        Difference.DETAIL,
+    ),
+    (
+        "The same dentist in Braga fixed the crown.",
+        "Another dentist in Braga fixed the crown.",
+        Difference.DETAIL,
+    ),
+    ("The driving exam in Coimbra went well.", "The driving exam in Coimbra went badly.", Difference.DETAIL),
     # the same words in other roles
     (
         "Ana told Ben about the surprise party at the Porto flat.",

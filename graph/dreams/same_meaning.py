@@ -6,32 +6,38 @@ one of the two, so it must mean what the other means. This rule reads the two te
 model, no profile) and names the first way they differ:
 
 - **negation**: what each text denies. Every negator ("no", "not", "never", any "...n't",
-  "without", "no longer", "used to", ...) is bound to the content word it governs (the next one,
-  else the one before); the two texts must deny the same words. "I don't have an allergy" and
-  "I have no allergy" agree; "I have an allergy" and either do not.
+  "without", "no longer", "used to", ...) governs the content words of its clause after it (else
+  the word before it); the two texts must deny the same words, whichever negator says it: "I
+  don't have a penicillin allergy" and "I have no penicillin allergy" agree, "I have a penicillin
+  allergy" and either do not.
 - **quantity**: every number (digits, number words folded into one value: "forty-five" is 45,
-  "a dozen" 12) and every word of how many or how often ("all", "some", "twice", "always",
-  "rarely"), each bound like a negator to the word it counts.
+  "a dozen" 12) and every word of how many or how often ("all", "some", "only", "twice",
+  "always", "rarely"), each with the next word of its clause (else the one before), the word it
+  counts: "two cats and three dogs" is not "three cats and two dogs".
 - **when**: the words that say when (weekdays, months, seasons, parts of the day, "yesterday",
-  "last", "next"), in order: the same routine on another day is another memory.
-- **detail**: a content word (a name, a place, a thing, a verb) in one text that the other
-  replaces with another: each has a word the other lacks ("Porto" and "Lisbon", "Almeida" and
+  "last", "next", a number beside a month), in order: the same routine on another day is another
+  memory.
+- **detail**: each text has a content word the other lacks ("Porto" and "Lisbon", "Almeida" and
   "Silva"). A word added on one side only is a rephrasing, not a swap.
-- **roles**: the same content words in another order ("moved the standup to make room for the
-  review", "moved the review to make room for the standup").
+- **roles**: three shared content words in the opposite order ("Ana told Ben", "Ben told Ana";
+  "moved the standup to make room for the review" and the other way round). A word or a clause
+  moved whole keeps its role.
 
-Function words, case, punctuation, inflections (`term_root`) and tone ("really", "so",
-"haha") never make a difference. The rule errs towards "different": a missed duplicate costs a
-question not asked, a wrong one a retracted memory.
+Negators and amounts are compared by the words both texts use, so a swapped word is told as a
+detail, not as another negation. Case, punctuation, inflections (`term_root`), tone ("really",
+"haha") and function words never make a difference, but for a few that say which way things
+stand ("before", "after", "same", "another"). The rule errs towards "different": a missed
+duplicate costs a question not asked, a wrong one a retracted memory.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import islice
 from typing import Final
 
 from graph.dreams.evidence import term_root
@@ -193,36 +199,24 @@ def _parts(text: str) -> list[_Token]:
     return parts
 
 
-def _clause_words(parts: Sequence[_Token], start: int, step: int) -> list[_Token]:
-    """The content words from `start` on, forwards (`step` 1) or backwards (-1), to the end of
-    the clause or the next negator."""
-    words = []
+def _clause_words(parts: Sequence[_Token], start: int, step: int, shared: frozenset[str]) -> Iterator[_Token]:
+    """The content words in `shared` from `start` on, forwards (`step` 1) or backwards (-1), to
+    the end of the clause or the next negator."""
     index = start
     while 0 <= index < len(parts) and parts[index].part not in (_Part.BREAK, _Part.DENIES):
-        if parts[index].part is _Part.WORD:
-            words.append(parts[index])
+        if parts[index].part is _Part.WORD and parts[index].value in shared:
+            yield parts[index]
         index += step
-    return words
-
-
-@dataclass(frozen=True)
-class _Mark:
-    """A negator or an amount, with the content words it may qualify, nearest first: for a
-    negator the rest of its clause, else the word before it; for an amount the words after it in
-    its clause, else those before."""
-
-    token: _Token
-    scope: tuple[_Token, ...]
 
 
 @dataclass(frozen=True)
 class _Reading:
-    """A text as this rule reads it: its content words (by root, in order), its negators and
-    amounts with what they qualify, and its words of time."""
+    """A text as this rule reads it: its parts, its content words (by root, in order) and its
+    words of time."""
 
+    parts: tuple[_Token, ...]
     content: tuple[str, ...]
     written: dict[str, str]  # each content word's root as the text first writes it
-    marks: tuple[_Mark, ...]
     when: tuple[str, ...]
 
     def as_written(self, roots: Sequence[str]) -> tuple[str, ...]:
@@ -231,33 +225,29 @@ class _Reading:
     def tally(self, part: _Part, shared: frozenset[str]) -> tuple[Counter[str], dict[str, str]]:
         """Its denials (or amounts), each with what it qualifies among the words both texts use
         (a word only one uses is a swapped detail, told as such), and each as written. A denial
-        is keyed by those words' roots, sorted, whichever the negator ("don't have an allergy"
-        and "have no allergy" deny the same); an amount by its value and the nearest such word."""
+        qualifies the rest of its clause (else the word before it) and is keyed by those words'
+        roots, sorted, whichever the negator ("don't have an allergy" and "have no allergy" deny
+        the same); an amount qualifies the next word of its clause (else the one before)."""
         tallied: Counter[str] = Counter()
         shown: dict[str, str] = {}
-        for mark in (mark for mark in self.marks if mark.token.part is part):
-            words = [word for word in mark.scope if word.value in shared]
-            if part is _Part.AMOUNT:
-                words = words[:1]
-            key = " ".join([mark.token.value, *sorted(word.value for word in words)])
+        for index, mark in enumerate(self.parts):
+            if mark.part is not part:
+                continue
+            after = _clause_words(self.parts, index + 1, 1, shared)
+            words = list(after) if part is _Part.DENIES else list(islice(after, 1))
+            words = words or list(islice(_clause_words(self.parts, index - 1, -1, shared), 1))
+            key = " ".join([mark.value, *sorted(word.value for word in words)])
             tallied[key] += 1
-            shown[key] = " ".join([mark.token.written, *(word.written for word in words)])
+            shown[key] = " ".join([mark.written, *(word.written for word in words)])
         return tallied, shown
 
 
 def _read(text: str) -> _Reading:
-    parts = _parts(text)
-    marks = []
-    for index, token in enumerate(parts):
-        after, before = _clause_words(parts, index + 1, 1), _clause_words(parts, index - 1, -1)
-        if token.part is _Part.DENIES:
-            marks.append(_Mark(token, tuple(after or before[:1])))
-        elif token.part is _Part.AMOUNT:
-            marks.append(_Mark(token, tuple(after or before)))
+    parts = tuple(_parts(text))
     words = [token for token in parts if token.part is _Part.WORD]
     written = {word.value: word.written for word in reversed(words)}
     when = tuple(token.value for token in parts if token.part is _Part.WHEN)
-    return _Reading(tuple(word.value for word in words), written, tuple(marks), when)
+    return _Reading(parts, tuple(word.value for word in words), written, when)
 
 
 def _tallies_apart(kind: Difference, one: _Reading, other: _Reading) -> MeaningDifference | None:
@@ -282,8 +272,9 @@ def meaning_difference(first: str, second: str) -> MeaningDifference | None:
             return apart
     if one.when != other.when:
         return MeaningDifference(Difference.WHEN, one.when, other.when)
-    only_first = tuple(dict.fromkeys(word for word in one.content if word not in other.content))
-    only_second = tuple(dict.fromkeys(word for word in other.content if word not in one.content))
+    words, other_words = frozenset(one.content), frozenset(other.content)
+    only_first = tuple(dict.fromkeys(word for word in one.content if word not in other_words))
+    only_second = tuple(dict.fromkeys(word for word in other.content if word not in words))
     if only_first and only_second:
         return MeaningDifference(Difference.DETAIL, one.as_written(only_first), other.as_written(only_second))
     swapped = _reordered(one.content, other.content)
@@ -298,12 +289,19 @@ def _reordered(first: tuple[str, ...], second: tuple[str, ...]) -> tuple[str, ..
     stand in other roles ("moved A to make room for B", "moved B to make room for A"; "Ana told
     Ben", "Ben told Ana"); else nothing. A word or a block moved whole keeps every role ("Ines,
     my daughter" for "my daughter Ines"; "X, Ana said" for "Ana said X")."""
-    shared = [word for word in dict.fromkeys(first) if word in second]
-    order = [second.index(word) for word in shared]
+    place = {word: index for index, word in reversed(list(enumerate(second)))}
+    shared = [word for word in dict.fromkeys(first) if word in place]
+    order = [place[word] for word in shared]
+    # The middle of three: a word with a later one before it and an earlier one after it. The
+    # earliest word from each position on is found once, the latest before it as the loop goes.
+    earliest = list(range(len(order)))
+    for at in reversed(range(len(order) - 1)):
+        if order[earliest[at + 1]] < order[at]:
+            earliest[at] = earliest[at + 1]
+    latest = 0
     for middle in range(1, len(order) - 1):
-        # The middle of three: a word with a later one before it and an earlier one after it.
-        before = max(range(middle), key=order.__getitem__)
-        after = min(range(middle + 1, len(order)), key=order.__getitem__)
-        if order[before] > order[middle] > order[after]:
-            return (shared[before], shared[middle], shared[after])
+        after = earliest[middle + 1]
+        if order[latest] > order[middle] > order[after]:
+            return (shared[latest], shared[middle], shared[after])
+        latest = middle if order[middle] > order[latest] else latest
     return ()

@@ -108,7 +108,7 @@ async def settle_in(
     retracted = locked.retraction.fragment_id
     if decision is FeedbackDecision.KEEP_MERGED:
         state, restored = MergeState.KEPT, []
-        message = f"The merge is kept: {retracted} stays retracted and can no longer be put back here."
+        message = f"The merge is kept: {retracted} stays retracted, and the merge can no longer be undone."
     else:
         state, restored = MergeState.UNDONE, await restore_fragment_in(tx, locked.retraction, now)
         message = _undone(locked.retraction, restored)

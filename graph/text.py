@@ -84,6 +84,20 @@ _STOP_WORDS_TEXT = """
 """
 STOP_WORDS: frozenset[str] = frozenset(_STOP_WORDS_TEXT.split())
 
+# Words that deny what they stand by: the claim verifier's and the duplicate rule's. Chat often
+# drops the apostrophe, hence "dont" and friends; "...n't" forms with it are caught by their
+# ending (`is_negator`).
+_NEGATOR_TEXT = """
+    not no never cannot stopped quit former formerly
+    dont doesnt didnt isnt wasnt arent werent havent hasnt cant wont
+"""
+NEGATORS: frozenset[str] = frozenset(_NEGATOR_TEXT.split())
+
+
+def is_negator(token: str) -> bool:
+    """Whether a token of `tokens` denies: "not", "never", "former", "don't", "dont", ..."""
+    return token in NEGATORS or token.endswith("n't")
+
 
 def normalize(text: str) -> str:
     """NFKC, casefolded, typographic apostrophes unified, whitespace collapsed and trimmed."""

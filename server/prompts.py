@@ -84,7 +84,9 @@ feedback="<their words>").
    - wrong: decision="reject" (final: these memories are never linked again).
 5. After a promotion, tell them what happened (promotion.outcome and promotion.message). A claim \
 that did not pass the gates is not memory; say so plainly and never resend it with higher \
-confidences.
+confidences. A merged duplicate waits for them: if they say the two were not the same, \
+decision="undo_merge" puts the retracted memory back; once they are sure, decision="keep_merged" \
+(final).
 6. Stop whenever they want to. Show retracted words only if they ask: \
 get_dream(dream_id="<id>", show_retracted=true).
 """

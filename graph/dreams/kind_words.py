@@ -75,7 +75,8 @@ def duplicate_draft(first: Memory, second: Memory, overlap: float, cosine: float
         f"{_quoted(later, None)}.",
         why=f"{overlap:.0%} of their words are shared ({meaning}); said {apart} apart.",
         what_if="What if one is enough? Accepting keeps the later (unless only the earlier supports "
-        "claims) and retracts the other, whose words stay on record until the person forgets them.",
+        "claims) and retracts the other, whose words stay on record until the person forgets them; "
+        "until the person keeps the merge, undoing it puts the other back as it was.",
         possible_outcome="If so, recall shows the memory once instead of twice.",
         rationale=f"Topical words shared: {overlap:.0%} of the two's together; meaning: {meaning}; "
         f"said {apart} apart.",

@@ -1,7 +1,11 @@
 """The dream lifecycle: every allowed status change, in one table.
 
-rejected and promoted are final. Reinforcing a reinforced dream is allowed and recorded (a
-person may confirm interest more than once); a stale dream may be revived by a person.
+rejected and promoted are final to the four answers on an open dream. Reinforcing a reinforced
+dream is allowed and recorded (a person may confirm interest more than once); a stale dream may
+be revived by a person. One door stays open on a promoted dream: a duplicate's merge, until the
+person settles it, is kept (`keep_merged`, promoted still) or undone (`undo_merge`: what it
+retracted comes back and the dream is rejected); `graph/dreams/merges.py` checks that a merge is
+pending.
 """
 
 from __future__ import annotations
@@ -35,11 +39,19 @@ TARGET_OF: Mapping[FeedbackDecision, DreamStatus] = MappingProxyType(
 )
 
 
+# The decisions that settle a promoted duplicate's merge, and the status each leaves.
+SETTLING: Mapping[FeedbackDecision, DreamStatus] = MappingProxyType(
+    {FeedbackDecision.UNDO_MERGE: _X, FeedbackDecision.KEEP_MERGED: _D}
+)
+
+
 def next_status(dream_id: str, current: DreamStatus, decision: FeedbackDecision) -> DreamStatus:
     """The status a decision leads to, or InvalidTransitionError naming what is allowed."""
-    target = TARGET_OF[decision]
+    if decision in SETTLING and current is _D:
+        return SETTLING[decision]
+    target = TARGET_OF.get(decision)
     allowed = TRANSITIONS[current]
-    if target not in allowed:
+    if target is None or target not in allowed:
         decisions = [d.value for d, status in TARGET_OF.items() if status in allowed]
         raise InvalidTransitionError("dream", dream_id, current.value, decision.value, decisions)
     return target

@@ -39,6 +39,15 @@ class FeedbackDecision(StrEnum):
     STALE = "stale"
     REJECT = "reject"
     PROMOTE_CANDIDATE = "promote_candidate"
+    # A promoted duplicate's merge, until the person keeps it: put back what it retracted.
+    UNDO_MERGE = "undo_merge"
+    KEEP_MERGED = "keep_merged"
+
+
+class MergeState(StrEnum):
+    PENDING = "pending"  # undo_merge can still put the retracted memory back
+    KEPT = "kept"  # the person confirmed it: final
+    UNDONE = "undone"
 
 
 Trigger = Literal["manual", "scheduled"]
@@ -100,6 +109,14 @@ class DreamDraft(Frozen):
     statement: ClaimInput | None = Field(default=None, description="For the person to confirm")
 
 
+# What a promoted duplicate retracted and kept, and whether the person settled it (no docstring:
+# tools/list would repeat it).
+class DreamMerge(Frozen):
+    retracted_id: str
+    kept_id: str
+    state: MergeState
+
+
 class Dream(Frozen):
     id: str
     kind: DreamKind = DreamKind.LINK
@@ -122,6 +139,7 @@ class Dream(Frozen):
     statement: ClaimInput | None = Field(default=None, description="For the person to confirm")
     revisions: list[DreamRevision] = Field(default_factory=list, description="Earlier words, oldest first")
     builds_on: list[str] = Field(default_factory=list, description="Ids of earlier dreams this one extends")
+    merge: DreamMerge | None = None
 
 
 class DreamSummary(Frozen):
@@ -217,9 +235,18 @@ class PromotionReport(Frozen):
     message: str
 
 
+# What keep_merged or undo_merge did to a duplicate's merge (no docstring: tools/list would
+# repeat it).
+class MergeSettlement(Frozen):
+    state: MergeState
+    restored_claim_ids: list[str] = Field(default_factory=list, description="Claims put back as they were")
+    message: str
+
+
 class FeedbackResult(Frozen):
     dream: Dream
     promotion: PromotionReport | None = None
+    merge: MergeSettlement | None = None
 
 
 class CandidateMemory(Frozen):

@@ -481,11 +481,11 @@ LOCK_DREAM = ScopedQuery(
     """
     MATCH (d:Dream {profile_id: $profile_id, id: $id})
     SET d.lock_touched_at = $now
-    RETURN d.status AS status, coalesce(d.kind, 'link') AS kind,
-           COLLECT {
+    RETURN d.status AS status, coalesce(d.kind, 'link') AS kind, d.merge_state AS merge_state,
+           d.merge_undo AS merge_undo, COLLECT {
                MATCH (d)-[:DREAMED_FROM]->(s:SourceFragment {profile_id: $profile_id})
                WHERE s.status = 'active'
-               RETURN {id: s.id, at: toString(coalesce(s.occurred_at, s.created_at)),
+               RETURN {id: s.id, at: toString(coalesce(s.occurred_at, s.created_at)), text: s.text,
                        supports: COUNT { (s)<-[:SUPPORTED_BY]-(:Claim {profile_id: $profile_id}) }}
            } AS fragments
     """,

@@ -15,12 +15,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final, Literal
 
+from pydantic import TypeAdapter
+
 from graph.dreams.models import (
     Dream,
     DreamKind,
+    DreamMerge,
     DreamRevision,
     DreamStatus,
     DreamSummary,
+    MergeState,
     PhaseReport,
     RunStatus,
     Trigger,
@@ -28,6 +32,7 @@ from graph.dreams.models import (
 from graph.embedding.catalog import cosine_of_score
 from graph.errors import CycleAlreadyRunningError
 from graph.memory.models import ClaimInput
+from graph.memory.records import FragmentRetraction
 from graph.rows import Row, one_of, time_of
 
 MemoryKind = Literal["fact", "fragment"]
@@ -311,28 +316,43 @@ def stored_statement_from_row(row: Row) -> ClaimInput | None:
 
 @dataclass(frozen=True)
 class CitedFragment:
-    """A live fragment a dream cites: when it was said and how many claims it supports."""
+    """A live fragment a dream cites: when it was said, its words and how many claims it supports."""
 
     id: str
     at: datetime
+    text: str
     supports: int
+
+
+# A merge's retraction is stored on its dream as JSON (a node property holds no nested values).
+RETRACTION_JSON: Final = TypeAdapter(FragmentRetraction)
 
 
 @dataclass(frozen=True)
 class LockedDream:
-    """From `LOCK_DREAM`: the dream just locked, its kind and its live fragments."""
+    """From `LOCK_DREAM`: the dream just locked, its kind, its live fragments and, for a promoted
+    duplicate, its merge's state and the retraction it made."""
 
     status: DreamStatus
     kind: DreamKind
     fragments: tuple[CitedFragment, ...]
+    merge_state: MergeState | None = None
+    retraction: FragmentRetraction | None = None
 
     @classmethod
     def from_row(cls, row: Row) -> LockedDream:
         fragments = tuple(
-            CitedFragment(str(item["id"]), time_of(item["at"]), int(item["supports"]))
+            CitedFragment(str(item["id"]), time_of(item["at"]), str(item["text"]), int(item["supports"]))
             for item in row["fragments"]
         )
-        return cls(DreamStatus(row["status"]), DreamKind(row["kind"]), fragments)
+        state, undo = row["merge_state"], row["merge_undo"]
+        return cls(
+            DreamStatus(row["status"]),
+            DreamKind(row["kind"]),
+            fragments,
+            MergeState(state) if state else None,
+            RETRACTION_JSON.validate_json(undo) if undo else None,
+        )
 
 
 def dream_summary_from_row(row: Row) -> DreamSummary:
@@ -340,7 +360,7 @@ def dream_summary_from_row(row: Row) -> DreamSummary:
     return DreamSummary.model_validate(row["dream"])
 
 
-_DREAM_PARTS = ("sources", "feedback", "revisions", "statement", "builds_on")
+_DREAM_PARTS = ("sources", "feedback", "revisions", "statement", "builds_on", "merge")
 
 
 def statement_of(stored: Mapping[str, Any]) -> ClaimInput | None:
@@ -366,7 +386,19 @@ def dream_from_row(row: Row) -> Dream:
             "revisions": revisions,
             "statement": statement_of(stored),
             "builds_on": row["builds_on"],
+            "merge": _merge_of(stored),
         }
+    )
+
+
+def _merge_of(stored: Mapping[str, Any]) -> DreamMerge | None:
+    """A promoted duplicate's merge, from the dream's `merge_*` properties."""
+    if not stored.get("merge_state"):
+        return None
+    return DreamMerge(
+        retracted_id=stored["merge_retracted_id"],
+        kept_id=stored["merge_kept_id"],
+        state=MergeState(stored["merge_state"]),
     )
 
 

@@ -14,7 +14,8 @@ from graph.dreams import queries as q
 from graph.dreams.config import DreamingConfig, effective_config
 from graph.dreams.cursor import decode_cursor, encode_cursor
 from graph.dreams.host import stored_statement
-from graph.dreams.lifecycle import next_status
+from graph.dreams.lifecycle import SETTLING, next_status
+from graph.dreams.merges import merge_in, planned_merge, settle_in
 from graph.dreams.models import (
     MAX_FEEDBACK_CHARS,
     Dream,
@@ -28,7 +29,6 @@ from graph.dreams.models import (
     PromotionStage,
 )
 from graph.dreams.records import (
-    CitedFragment,
     LockedDream,
     StatusCount,
     StoredRun,
@@ -41,8 +41,7 @@ from graph.embedding.store import PassageVectors, embed_passages
 from graph.errors import InvalidInputError, NotFoundError
 from graph.memory.claims import DREAM_FEEDBACK_LABEL
 from graph.memory.models import Authority, ClaimInput, ClaimResult, FragmentStatus, PromotionOutcome
-from graph.memory.pipeline import DEFAULT_VERIFIER, RememberRequest, remember_in
-from graph.memory.retraction import retract_in
+from graph.memory.pipeline import RememberRequest, remember_in
 from graph.words_gate import pass_words_gate
 
 MAX_LIST_LIMIT = 100
@@ -228,37 +227,6 @@ async def resolve_feedback(
     return await graph.write(_record_verdict, verdict)
 
 
-def retired_of(fragments: Sequence[CitedFragment]) -> CitedFragment:
-    """Of two fragments that say the same thing, the one to retract: the earlier, unless only it
-    supports claims (retracting it would take their support away)."""
-    earlier, later = sorted(fragments, key=lambda fragment: (fragment.at, fragment.id))
-    return later if earlier.supports and not later.supports else earlier
-
-
-async def _merge(
-    tx: ProfileTx, verdict: _Verdict, fragments: Sequence[CitedFragment], promotion: PromotionReport
-) -> PromotionReport:
-    """The person confirmed a duplicate: one fragment is retracted, in the verdict's transaction,
-    through the ordinary retraction (its words stay on record until the person forgets them)."""
-    if len(fragments) != 2:
-        raise InvalidInputError(
-            "this duplicate no longer has two live memories to merge (one was retracted or forgotten); "
-            "mark it stale instead. Nothing was changed."
-        )
-    retired = retired_of(fragments)
-    kept = next(fragment for fragment in fragments if fragment is not retired)
-    reason = f"said again in {kept.id}; merged when the person confirmed dream {verdict.dream_id}"
-    await retract_in(tx, retired.id, reason, verdict.at, DEFAULT_VERIFIER)
-    return promotion.model_copy(
-        update={
-            "outcome": PromotionStage.MERGED,
-            "retracted_id": retired.id,
-            "message": f"Kept {kept.id} and retracted {retired.id}, which said the same thing; its words "
-            "stay on record until the person forgets them.",
-        }
-    )
-
-
 @dataclass(frozen=True)
 class _Verdict:
     dream_id: str
@@ -279,11 +247,16 @@ async def _record_verdict(tx: ProfileTx, verdict: _Verdict) -> FeedbackResult:
         raise NotFoundError("dream", verdict.dream_id)
     locked = LockedDream.from_row(row)
     target = next_status(verdict.dream_id, locked.status, verdict.decision)
-    promotion = None
+    promotion = settlement = None
     if verdict.confirmation is not None and target is DreamStatus.PROMOTED:
+        # Checked before anything is written: a duplicate that must not merge changes nothing.
+        duplicate = locked.kind is DreamKind.DUPLICATE
+        merge = planned_merge(verdict.dream_id, locked.fragments) if duplicate else None
         promotion = await _promote(tx, verdict.dream_id, verdict.confirmation, verdict.at, verdict.vectors)
-        if locked.kind is DreamKind.DUPLICATE:
-            promotion = await _merge(tx, verdict, locked.fragments, promotion)
+        if merge is not None:
+            promotion = await merge_in(tx, verdict.dream_id, merge, verdict.at, promotion)
+    elif verdict.decision in SETTLING:
+        settlement = await settle_in(tx, verdict.dream_id, locked, verdict.decision, verdict.at)
     await tx.run(
         q.APPEND_FEEDBACK,
         id=verdict.dream_id,
@@ -293,4 +266,5 @@ async def _record_verdict(tx: ProfileTx, verdict: _Verdict) -> FeedbackResult:
         feedback=verdict.feedback,
         to_status=target.value,
     )
-    return FeedbackResult(dream=await _read_dream(tx, verdict.dream_id), promotion=promotion)
+    dream = await _read_dream(tx, verdict.dream_id)
+    return FeedbackResult(dream=dream, promotion=promotion, merge=settlement)

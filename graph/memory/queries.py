@@ -75,19 +75,23 @@ ACTIVE_FRAGMENTS = ScopedQuery(
     RETURN f.id AS id, f.status AS status
     """,
 )
+# Returns what it overwrote too, so that a merge can put the fragment back exactly.
 RETRACT_FRAGMENT = ScopedQuery(
     "retract_fragment",
     """
     MATCH (f:SourceFragment {profile_id: $profile_id, id: $id})
-    WITH f, f.status = 'retracted' AS already
+    WITH f, f.status = 'retracted' AS already, f.active_hash AS active_hash,
+         f.retracted_at AS retracted_at, f.retract_reason AS retract_reason
     SET f.status = 'retracted', f.active_hash = null,
         f.retracted_at = coalesce(f.retracted_at, $now),
         f.retract_reason = coalesce(f.retract_reason, $reason)
-    RETURN already
+    RETURN already, active_hash, retracted_at, retract_reason, f.retract_reason AS reason,
+           f.retracted_at AS at
     """,
 )
 # Claims left with no active support once the fragments `$ids` are retracted or forgotten,
-# and the facts they carried; claims in `$skip` are being removed and are left alone.
+# and the facts they carried; claims in `$skip` are being removed and are left alone. Each
+# claim's state before and after is returned, so that a merge can put it back.
 CLAIMS_LOSING_SUPPORT = ScopedQuery(
     "claims_losing_support",
     """
@@ -98,13 +102,68 @@ CLAIMS_LOSING_SUPPORT = ScopedQuery(
       AND NOT EXISTS {
         MATCH (c)-[:SUPPORTED_BY]->(other:SourceFragment {profile_id: $profile_id})
         WHERE other.status = 'active' AND NOT other.id IN $ids }
+    WITH c, c.status AS status_before, c.unsupported AS unsupported_before
     SET c.unsupported = true,
         c.status = CASE WHEN c.status IN ['validated', 'promoted'] THEN 'candidate' ELSE c.status END
-    WITH c
+    WITH c, status_before, unsupported_before
     OPTIONAL MATCH (f:Fact {profile_id: $profile_id})-[:PROMOTED_FROM]->(c)
     WHERE f.status = 'active'
     SET f.status = 'needs_revalidation'
-    RETURN c.id AS claim_id, collect(f.id) AS fact_ids
+    RETURN c.id AS claim_id, collect(f.id) AS fact_ids, status_before, unsupported_before,
+           c.status AS status_after
+    """,
+)
+# Undoing a fragment's retraction (`graph.memory.retraction.restore_fragment_in`): which fragment
+# now holds its words, if another does (it cannot hold them twice), and the retraction's state.
+RETRACTED_FRAGMENT = ScopedQuery(
+    "retracted_fragment",
+    """
+    OPTIONAL MATCH (f:SourceFragment {profile_id: $profile_id, id: $id})
+    OPTIONAL MATCH (held:SourceFragment {profile_id: $profile_id, active_hash: $active_hash})
+    RETURN f.status AS status, f.retract_reason AS reason, held.id AS held_by
+    """,
+)
+RESTORE_FRAGMENT = ScopedQuery(
+    "restore_fragment",
+    """
+    MATCH (f:SourceFragment {profile_id: $profile_id, id: $id})
+    SET f.status = 'active', f.active_hash = $active_hash, f.retracted_at = $retracted_at,
+        f.retract_reason = $retract_reason
+    """,
+)
+# Each slot of the facts `$ids` locked, as a promotion locks it, before any comes back.
+LOCK_FACT_SLOTS = ScopedQuery(
+    "lock_fact_slots",
+    """
+    UNWIND $ids AS fact_id
+    MATCH (x:Fact {profile_id: $profile_id, id: fact_id})
+    MERGE (s:FactSlot {profile_id: $profile_id, slot: x.slot})
+    SET s.locked_at = $now
+    """,
+)
+# The claims a retraction left unsupported, each put back as it was with its facts, when nothing
+# has moved since: the claim is as the retraction left it, and each of its facts still waits
+# for revalidation, not flagged by new evidence since `$at`, with no other fact in its slot.
+RESTORE_SUPPORT = ScopedQuery(
+    "restore_support",
+    """
+    UNWIND $claims AS before
+    MATCH (c:Claim {profile_id: $profile_id, id: before.claim_id})
+    WHERE c.status = before.status_after AND c.unsupported = true
+      AND size(before.fact_ids) = COUNT {
+        MATCH (x:Fact {profile_id: $profile_id})-[:PROMOTED_FROM]->(c)
+        WHERE x.id IN before.fact_ids AND x.status = 'needs_revalidation'
+          AND (x.flagged_at IS NULL OR x.flagged_at <= $at)
+          AND NOT EXISTS {
+            MATCH (other:Fact {profile_id: $profile_id, slot: x.slot}) WHERE other.status = 'active' } }
+    SET c.status = before.status_before, c.unsupported = before.unsupported_before
+    WITH c, before
+    CALL (c, before) {
+        MATCH (x:Fact {profile_id: $profile_id})-[:PROMOTED_FROM]->(c)
+        WHERE x.id IN before.fact_ids
+        SET x.status = 'active'
+    }
+    RETURN c.id AS id
     """,
 )
 

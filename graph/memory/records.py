@@ -6,7 +6,9 @@ typed fields, so a renamed property fails here, in one place, not deep in a rule
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 
 from graph.memory.models import (
     ClaimStatus,
@@ -120,15 +122,69 @@ class FragmentState:
 
 @dataclass(frozen=True)
 class LostSupport:
-    """A claim left without active support, and the facts it stated (now needing revalidation)."""
+    """A claim left without active support, and the facts it stated (now needing revalidation);
+    with its status and `unsupported` flag before, and its status after."""
 
     claim_id: str
     fact_ids: tuple[str, ...]
+    status_before: str
+    unsupported_before: bool | None
+    status_after: str
 
     @classmethod
     def from_row(cls, row: Row) -> LostSupport:
         """From `CLAIMS_LOSING_SUPPORT`."""
-        return cls(str(row["claim_id"]), tuple(row["fact_ids"]))
+        return cls(
+            str(row["claim_id"]),
+            tuple(row["fact_ids"]),
+            str(row["status_before"]),
+            row["unsupported_before"],
+            str(row["status_after"]),
+        )
+
+
+@dataclass(frozen=True)
+class FragmentRetraction:
+    """What retracting one fragment changed, enough to put it back exactly: the properties it
+    overwrote (`active_hash`, `retracted_at`, `retract_reason`, as they were), the reason and
+    instant it now holds, and the claims that lost their only support with it."""
+
+    fragment_id: str
+    already: bool
+    active_hash: str | None
+    retracted_at: datetime | None
+    retract_reason: str | None
+    reason: str
+    at: datetime
+    lost: tuple[LostSupport, ...]
+
+    @classmethod
+    def from_rows(cls, fragment_id: str, row: Row, lost: Sequence[Row]) -> FragmentRetraction:
+        """From `RETRACT_FRAGMENT` and `CLAIMS_LOSING_SUPPORT`."""
+        return cls(
+            fragment_id,
+            bool(row["already"]),
+            row["active_hash"],
+            row["retracted_at"],
+            row["retract_reason"],
+            str(row["reason"]),
+            row["at"],
+            tuple(map(LostSupport.from_row, lost)),
+        )
+
+
+@dataclass(frozen=True)
+class RetractedFragment:
+    """From `RETRACTED_FRAGMENT`: a fragment's status and retraction reason (None when it is no
+    fragment, say forgotten since), and the fragment holding its words now, if another does."""
+
+    status: str | None
+    reason: str | None
+    held_by: str | None
+
+    @classmethod
+    def from_row(cls, row: Row) -> RetractedFragment:
+        return cls(row["status"], row["reason"], row["held_by"])
 
 
 @dataclass(frozen=True)

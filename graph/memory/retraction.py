@@ -5,10 +5,15 @@ retracted fact leaves its slot, and the slot is settled again in the same transa
 it had replaced (if any, and still supported) is current again, and a claim that was waiting on
 a question about the retracted fact is weighed against what now holds the slot, so no question
 stays open about a fact that is gone.
+
+A fragment's retraction can be undone exactly (`restore_fragment_in`, for a duplicate's merge the
+person takes back): `retract_fragment_in` returns what it overwrote, and the claims that lost
+their only support with it, with their states before.
 """
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import datetime
 
 from graph.access import ProfileGraph, ProfileTx
@@ -17,10 +22,17 @@ from graph.embedding.keeper import VectorKeeper
 from graph.errors import InvalidInputError, NotFoundError
 from graph.memory import queries as q
 from graph.memory.claims import claim_nodes, load_claim, settle_claim
-from graph.memory.models import ClaimResult, RetractResult
+from graph.memory.models import ClaimResult, FragmentStatus, RetractResult
 from graph.memory.pipeline import DEFAULT_VERIFIER
-from graph.memory.records import LostSupport, OpenQuestion, Retraction, fact_view
+from graph.memory.records import (
+    FragmentRetraction,
+    OpenQuestion,
+    RetractedFragment,
+    Retraction,
+    fact_view,
+)
 from graph.memory.verifier import ClaimVerifier
+from graph.rows import ids_of
 
 # The resolution recorded on a question whose fact was retracted before the person answered.
 FACT_RETRACTED = "fact_retracted"
@@ -44,22 +56,29 @@ async def retract(
     return result
 
 
+async def retract_fragment_in(
+    tx: ProfileTx, fragment_id: str, reason: str, now: datetime
+) -> FragmentRetraction | None:
+    """Retract a fragment, or None when `fragment_id` names none; what it changed comes back."""
+    row = await tx.single(q.RETRACT_FRAGMENT, id=fragment_id, reason=reason, now=now)
+    if row is None:
+        return None
+    lost = await tx.run(q.CLAIMS_LOSING_SUPPORT, ids=[fragment_id], skip=[])
+    return FragmentRetraction.from_rows(fragment_id, row, lost)
+
+
 async def retract_in(
     tx: ProfileTx, item_id: str, reason: str, now: datetime, verifier: ClaimVerifier
 ) -> RetractResult:
-    row = await tx.single(q.RETRACT_FRAGMENT, id=item_id, reason=reason, now=now)
-    if row is not None:
-        lost = [
-            LostSupport.from_row(entry)
-            for entry in await tx.run(q.CLAIMS_LOSING_SUPPORT, ids=[item_id], skip=[])
-        ]
+    retracted = await retract_fragment_in(tx, item_id, reason, now)
+    if retracted is not None:
         return RetractResult(
             id=item_id,
             kind="fragment",
             status="retracted",
-            already_retracted=Retraction.from_row(row).already,
-            unsupported_claim_ids=[claim.claim_id for claim in lost],
-            facts_needing_revalidation=[fact_id for claim in lost for fact_id in claim.fact_ids],
+            already_retracted=retracted.already,
+            unsupported_claim_ids=[claim.claim_id for claim in retracted.lost],
+            facts_needing_revalidation=[fact_id for claim in retracted.lost for fact_id in claim.fact_ids],
         )
     row = await tx.single(q.RETRACT_FACT, id=item_id, reason=reason, now=now)
     if row is None:
@@ -102,3 +121,39 @@ async def _reconsider_questions(
         claim = await load_claim(tx, question.claim_id)
         settled.append(await settle_claim(tx, claim, verifier, now, promote=True))
     return settled
+
+
+async def restore_fragment_in(tx: ProfileTx, retraction: FragmentRetraction, now: datetime) -> list[str]:
+    """Undo `retraction`: the fragment active again with the properties it had,
+    and each claim that lost its only support with it back as it was, with its facts, unless it
+    has moved since (new evidence, a person's answer, another fact in its slot): such a claim is
+    left as it is now. Refused, changing nothing, when the fragment is no longer retracted by
+    that retraction (forgotten, say) or another fragment now holds its words. Returns the ids of
+    the claims put back."""
+    fragment_id = retraction.fragment_id
+    state = RetractedFragment.from_row(
+        await tx.one(q.RETRACTED_FRAGMENT, id=fragment_id, active_hash=retraction.active_hash or "")
+    )
+    if state.status is None:
+        raise InvalidInputError(f"{fragment_id} has been forgotten since: nothing is left to put back.")
+    if state.status != FragmentStatus.RETRACTED or state.reason != retraction.reason:
+        raise InvalidInputError(
+            f"{fragment_id} is no longer as that retraction left it (it is {state.status} now, "
+            f"reason: {state.reason or 'none'}). Nothing was changed."
+        )
+    if state.held_by is not None:
+        raise InvalidInputError(
+            f"{state.held_by} has said the same words since {fragment_id} was retracted, and memory holds "
+            "one active copy of them. Nothing was changed."
+        )
+    await tx.run(
+        q.RESTORE_FRAGMENT,
+        id=fragment_id,
+        active_hash=retraction.active_hash,
+        retracted_at=retraction.retracted_at,
+        retract_reason=retraction.retract_reason,
+    )
+    fact_ids = [fact_id for claim in retraction.lost for fact_id in claim.fact_ids]
+    await tx.run(q.LOCK_FACT_SLOTS, ids=fact_ids, now=now)
+    claims = [asdict(claim) for claim in retraction.lost]
+    return ids_of(await tx.run(q.RESTORE_SUPPORT, claims=claims, at=retraction.at))

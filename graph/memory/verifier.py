@@ -43,7 +43,7 @@ from typing import Protocol
 
 from graph.memory.models import Polarity, Verdict
 from graph.memory.predicates import CUE_WORDS
-from graph.text import STOP_WORDS, normalize, salient_terms, tokens
+from graph.text import STOP_WORDS, is_negator, normalize, salient_terms, tokens
 
 __all__ = [
     "SELF_SUBJECTS",
@@ -81,13 +81,6 @@ class ClaimVerifier(Protocol):
 
 SELF_SUBJECTS = frozenset({"user", "the user", "me", "i", "self", "myself", "person", "the person"})
 _FIRST_PERSON = frozenset({"i", "i'm", "i've", "i'd", "i'll", "im", "ive", "me", "my", "mine", "myself"})
-# Chat often drops the apostrophe, hence "dont" and friends; "...n't" forms with it are caught by
-# their ending instead.
-_NEGATOR_TEXT = """
-    not no never cannot stopped quit former formerly
-    dont doesnt didnt isnt wasnt arent werent havent hasnt cant wont
-"""
-_NEGATORS = frozenset(_NEGATOR_TEXT.split())
 # Pairs are checked first so a reason quotes "no longer" rather than a bare "no".
 _LEADING_PAIRS = frozenset({("no", "longer"), ("no", "more"), ("not", "anymore"), ("used", "to")})
 _TRAILING_PAIRS = frozenset({("no", "longer"), ("no", "more"), ("any", "more"), ("not", "anymore")})
@@ -215,7 +208,7 @@ def _leading_negator(words: Sequence[str], position: int, departure: bool) -> st
     following = words[position + 1] if position + 1 < len(words) else ""
     if (word, following) in _LEADING_PAIRS:
         return f"{word} {following}"
-    if word in _NEGATORS or word.endswith("n't") or (departure and word == "left"):
+    if is_negator(word) or (departure and word == "left"):
         return word
     return None
 

@@ -190,7 +190,8 @@ async def resolve_dream_feedback(
     """Record the person's verdict on a dream. reject is final: its sources are never proposed
     again. promote_candidate stores the person's words (feedback) as evidence and passes the
     claims you read in them (else the dream's statement) through remember's verification and
-    gates; the dream's text is never evidence. On a duplicate it retracts one of the two."""
+    gates; the dream's text is never evidence. On a duplicate it retracts one of the two (refused if
+    they differ in meaning); undo_merge puts it back until keep_merged."""
     app = app_of(ctx)
     graph = await app.graph_for(write=True)
     return await review.resolve_feedback(

@@ -7,13 +7,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from graph.dreams.duplicates import is_duplicate, occasions
+from graph.dreams.duplicates import is_duplicate
 from graph.dreams.evidence import CandidatePair, Meaning, rare_shared, shared_terms
 from graph.dreams.kind_words import theme_draft
+from graph.dreams.merges import planned_merge, retired_of
 from graph.dreams.models import DreamDraft, DreamKind, DreamStatus, sources_key
 from graph.dreams.night import by_turns, take_unused
 from graph.dreams.records import CitedFragment, EarlierTheme, Memory
-from graph.dreams.review import retired_of
 from graph.dreams.themes import (
     FALLBACK_COHERENCE,
     MAX_BETWEEN_PAIRS,
@@ -25,6 +25,7 @@ from graph.dreams.themes import (
     sittings_of,
     themes_in,
 )
+from graph.errors import InvalidInputError
 
 pytestmark = pytest.mark.unit
 
@@ -127,7 +128,6 @@ def test_a_restatement_weeks_apart_is_a_duplicate_but_not_a_routine_or_small_tal
     assert not is_duplicate(pair(first, memory(again.text, 0.1, "c"), 0.98)), "same sitting"
     friday = memory("Watched a film at home on Friday night and fell asleep.", 0, "f")
     thursday = memory("Watched a film at home on Thursday night and fell asleep.", 40, "t")
-    assert occasions(friday.text) != occasions(thursday.text)
     assert not is_duplicate(pair(friday, thursday, 0.97))
     assert not is_duplicate(
         pair(memory("Thanks, see you!", 0, "x"), memory("Thanks, see you!", 9, "y"), 0.99)
@@ -151,14 +151,40 @@ def test_a_restatement_weeks_apart_is_a_duplicate_but_not_a_routine_or_small_tal
         memory("Logged forty minutes on the rowing machine at the gym.", 30, "r2"),
     )
     assert not is_duplicate(pair(*rowing, 0.98)), "another amount"
+    allergy = forty_days_apart(
+        "p",
+        "Doctor Almeida confirmed my penicillin allergy after the hospital rash in Porto last winter.",
+        "Doctor Almeida confirmed I have no penicillin allergy after the hospital rash in Porto last winter.",
+    )
+    assert not is_duplicate(pair(*allergy, 0.98)), "one denies what the other says"
 
 
 def test_a_merge_retracts_the_earlier_unless_only_it_supports_claims() -> None:
-    earlier = CitedFragment("a", START, supports=0)
-    later = CitedFragment("b", START + timedelta(days=9), supports=0)
+    earlier = CitedFragment("a", START, "I paid the boiler repair.", supports=0)
+    later = CitedFragment("b", START + timedelta(days=9), "I paid the boiler repair!", supports=0)
     assert retired_of([later, earlier]) is earlier
-    holding = CitedFragment("a", START, supports=1)
+    holding = CitedFragment("a", START, "I paid the boiler repair.", supports=1)
     assert retired_of([holding, later]) is later
+
+
+def test_a_merge_is_planned_only_for_two_live_memories_that_mean_the_same() -> None:
+    said, again, denied = (
+        CitedFragment(memory.id, memory.when(), memory.text, supports=0)
+        for memory in forty_days_apart(
+            "f",
+            "Doctor Almeida confirmed my penicillin allergy in Porto.",
+            "In Porto, Doctor Almeida confirmed my penicillin allergy.",
+            "Doctor Almeida confirmed I have no penicillin allergy in Porto.",
+        )
+    )
+    merge = planned_merge("d1", [again, said])
+    assert (merge.kept, merge.retired) == (again, said)
+    with pytest.raises(
+        InvalidInputError, match=r"no duplicate: .*“no penicillin allergy porto”.*Nothing was changed"
+    ):
+        planned_merge("d1", [said, denied])
+    with pytest.raises(InvalidInputError, match="no longer has two live memories"):
+        planned_merge("d1", [said])
 
 
 def draft(kind: DreamKind, *ids: str) -> DreamDraft:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graph.dreams.lifecycle import TRANSITIONS, next_status
+from graph.dreams.lifecycle import SETTLING, TARGET_OF, TRANSITIONS, next_status
 from graph.dreams.models import DreamStatus, FeedbackDecision
 from graph.errors import InvalidTransitionError
 
@@ -33,10 +33,21 @@ def test_allowed_moves(current: DreamStatus, decision: FeedbackDecision, expecte
 
 
 @pytest.mark.parametrize("final", [S.REJECTED, S.PROMOTED])
-@pytest.mark.parametrize("decision", list(D))
-def test_final_states_refuse_every_decision(final: DreamStatus, decision: FeedbackDecision) -> None:
+@pytest.mark.parametrize("decision", list(TARGET_OF))
+def test_final_states_refuse_every_answer_to_an_open_dream(
+    final: DreamStatus, decision: FeedbackDecision
+) -> None:
     with pytest.raises(InvalidTransitionError, match="final"):
         next_status("d1", final, decision)
+
+
+def test_only_a_promoted_dream_has_a_merge_to_keep_or_undo() -> None:
+    assert next_status("d1", S.PROMOTED, D.KEEP_MERGED) is S.PROMOTED
+    assert next_status("d1", S.PROMOTED, D.UNDO_MERGE) is S.REJECTED, "undone: the two were not one memory"
+    for current in (S.PROPOSED, S.REINFORCED, S.STALE, S.REJECTED):
+        for decision in SETTLING:
+            with pytest.raises(InvalidTransitionError, match=f"'{decision.value}' is not allowed"):
+                next_status("d1", current, decision)
 
 
 def test_a_stale_dream_cannot_be_promoted_or_staled_again() -> None:

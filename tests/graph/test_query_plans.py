@@ -32,6 +32,7 @@ MODULES = (
     "graph.recall.signal_queries",
     "graph.dreams.queries",
     "graph.dreams.host_queries",
+    "graph.dreams.merge_queries",
     "graph.embedding.queries",
     "graph.forgetting.queries",
     "graph.transfer.queries",

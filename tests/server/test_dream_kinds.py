@@ -97,7 +97,9 @@ async def test_each_planted_kind_is_found_filterable_and_nothing_else_is_propose
     assert again == [], "the same sources are never proposed twice"
 
 
-async def test_confirming_a_duplicate_keeps_one_and_retracts_the_other_with_its_words(call: CallTool) -> None:
+async def test_confirming_a_duplicate_retracts_one_with_its_words_until_the_person_undoes_it(
+    call: CallTool,
+) -> None:
     planted = await plant(call)
     dreams = await dreams_of(call, await call("run_dreaming_cycle", max_outputs=10))
     duplicate = next(dream for dream in dreams if dream["kind"] == "duplicate")
@@ -112,6 +114,12 @@ async def test_confirming_a_duplicate_keeps_one_and_retracts_the_other_with_its_
     assert status[later["id"]] == ("active", PEANUTS[1])
     found = (await call("recall_memory", query="peanuts EpiPen"))["results"]
     assert {item["id"] for item in found} & planted["peanuts"] == {later["id"]}
+
+    undone = await call("resolve_dream_feedback", dream_id=duplicate["id"], decision="undo_merge")
+
+    assert undone["merge"]["state"] == "undone" and undone["dream"]["status"] == "rejected"
+    found = (await call("recall_memory", query="peanuts EpiPen"))["results"]
+    assert {item["id"] for item in found} & planted["peanuts"] == planted["peanuts"]
 
 
 async def test_confirming_a_contradiction_sends_the_later_value_through_the_gates(call: CallTool) -> None:

@@ -35,6 +35,10 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 SCREENSHOTS = Path(os.environ.get("REVERIE_SCREENSHOTS", Path.home() / ".cache/reverie/screenshots"))
 WAIT_S = 60
+PEANUTS = (
+    "My daughter Ines is allergic to peanuts and always carries an EpiPen in her bag.",
+    "Ines, my daughter, is allergic to peanuts and always carries her EpiPen in her bag.",
+)
 
 
 @pytest.fixture(scope="module")
@@ -242,6 +246,42 @@ async def test_a_retracted_source_shows_its_words_only_when_asked(
 
     shown = page.find_element(By.CSS_SELECTOR, "div.sources").text
     assert source["text"][:60] in shown and "retracted" in shown
+
+
+async def test_a_person_undoes_a_merge_on_the_page_and_the_memory_comes_back(
+    page: WebDriver, http_server: HttpServer, call: CallTool
+) -> None:
+    days = ("2024-02-07T09:00:00+00:00", "2024-03-18T09:00:00+00:00")
+    said = [
+        (await call("remember", content=text, occurred_at=day))["fragment"]["id"]
+        for text, day in zip(PEANUTS, days, strict=True)
+    ]
+    duplicate = await first_dream(call, max_outputs=3)
+    assert duplicate["kind"] == "duplicate", duplicate
+    sign_in(page, http_server, http_server.write_token)
+    page.get(f"{http_server.base}/review/dreams/{duplicate['id']}")
+    page.find_element(By.ID, "feedback").send_keys("Yes, I said that twice.")
+    press(page, "promote_candidate")
+    assert "retracted" in page.find_element(By.CSS_SELECTOR, "section.outcome").text
+    assert "The merge waits for you" in text_of(page)
+    assert page.find_elements(By.CSS_SELECTOR, "button[name=decision][value=keep_merged]")
+    assert (await call("recall_memory", query="peanuts EpiPen"))["results"][0]["id"] == said[1]
+    screenshot(page, "merge-pending")
+
+    page.find_element(By.ID, "merge-feedback").send_keys("No: they are two different things.")
+    press(page, "undo_merge")
+
+    assert f"{said[0]} is active again, as it was before the merge" in text_of(page)
+    assert "The merge waits for you" not in text_of(page) and "The merge was undone" in text_of(page)
+    screenshot(page, "merge-undone")
+    after = await call("get_dream", dream_id=duplicate["id"])
+    assert after["status"] == "rejected" and after["merge"]["state"] == "undone"
+    assert [source["status"] for source in after["sources"]] == ["active", "active"]
+    history = [(entry["decision"], entry["to_status"]) for entry in after["feedback"]]
+    assert history == [("promote_candidate", "promoted"), ("undo_merge", "rejected")]
+    assert after["feedback"][-1]["feedback"] == "No: they are two different things."
+    found = await call("recall_memory", query="peanuts EpiPen")
+    assert set(said) <= {item["id"] for item in found["results"]}
 
 
 async def test_a_manual_cycle_started_in_the_page_is_followed_to_its_night(

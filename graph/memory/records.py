@@ -189,17 +189,17 @@ class RetractedFragment:
 
 @dataclass(frozen=True)
 class Retraction:
-    """What a retraction found: whether it was retracted before, and for a fact whether it was
-    current and which slot it held."""
+    """What a fact's retraction found: whether it was retracted before, whether it was current
+    and which slot it held (a fragment's is a `FragmentRetraction`)."""
 
     already: bool
-    current: bool = False
-    slot: str | None = None
+    current: bool
+    slot: str | None
 
     @classmethod
     def from_row(cls, row: Row) -> Retraction:
-        """From `RETRACT_FRAGMENT` or `RETRACT_FACT`."""
-        return cls(bool(row["already"]), bool(row.get("current", False)), row.get("slot"))
+        """From `RETRACT_FACT`."""
+        return cls(bool(row["already"]), bool(row["current"]), row["slot"])
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from graph.dreams.lifecycle import TRANSITIONS
 from graph.dreams.models import DreamDraft, DreamRun, DreamStatus, Phase, PhaseReport, RunStatus, Trigger
 from graph.dreams.night import find_all, propose_night
 from graph.dreams.records import CycleLock, OpenDream
-from graph.dreams.store import NewDream, create_dream
+from graph.dreams.store import NewDream, create_dream, pairs_taken
 from graph.embedding.keeper import VectorKeeper
 from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.store import embed_missing
@@ -202,10 +202,15 @@ async def _draft_dreams(
 
 async def _store_dreams(tx: ProfileTx, plan: CyclePlan, drafts: list[DreamDraft]) -> list[str]:
     """The drafts still true to memory: the cycle drafted them outside any transaction, and a
-    source forgotten meanwhile drops its draft here, never its words into a dream."""
+    source forgotten meanwhile drops its draft here, never its words into a dream; so does a
+    pair a host dreamed or judged empty meanwhile (a theme that grows an earlier dream may cite
+    that dream's pairs again)."""
     await pass_words_gate(tx)
     created = []
     for draft in drafts:
+        taken = await pairs_taken(tx, draft.source_ids)
+        if taken.empty_pair or (taken.dream_id and not draft.builds_on):
+            continue
         dream = NewDream(
             str(uuid.uuid4()), _dream_fields(draft), draft.source_ids, draft.builds_on, plan.run_id
         )

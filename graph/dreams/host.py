@@ -39,10 +39,9 @@ from graph.dreams.records import (
     Cited,
     DreamToReword,
     Memory,
-    pair_key_from_row,
     stored_statement_from_row,
 )
-from graph.dreams.store import NewDream, create_dream
+from graph.dreams.store import NewDream, create_dream, pairs_taken
 from graph.dreams.writer import confidence, excerpt, likelihood, rationale
 from graph.embedding.keeper import VectorKeeper
 from graph.embedding.kinds import EmbeddedKind
@@ -201,21 +200,15 @@ def _check_statement(statement: ClaimInput | None, fragment_ids: Sequence[str]) 
 
 async def _refuse_repeats(tx: ProfileTx, memories: Sequence[Memory]) -> None:
     """Never the same pair twice: not in a dream of any status, nor after it was judged empty."""
-    dreamed = await tx.single(
-        hq.DREAM_CITING_TWO,
-        fragments=[m.id for m in memories if m.kind == "fragment"],
-        facts=[m.id for m in memories if m.kind == "fact"],
-    )
-    if dreamed is not None:
+    taken = await pairs_taken(tx, [memory.id for memory in memories])
+    if taken.dream_id is not None:
         raise InvalidInputError(
-            f"dream {dreamed['id']} already links two of these memories (never the same pair twice): "
+            f"dream {taken.dream_id} already links two of these memories (never the same pair twice): "
             "reword it with its dream_id, or cite others. Nothing was written."
         )
-    keys = [sources_key((a.id, b.id)) for a, b in combinations(memories, 2)]
-    empty = [pair_key_from_row(row) for row in await tx.run(hq.EMPTY_PAIRS, keys=keys)]
-    if empty:
+    if taken.empty_pair is not None:
         raise InvalidInputError(
-            f"the pair {empty[0]} was judged empty before and is never dreamed. Nothing was written."
+            f"the pair {taken.empty_pair} was judged empty before and is never dreamed. Nothing was written."
         )
 
 

@@ -1,10 +1,10 @@
 """Cypher of the dreams a host writes through tools (`graph/dreams/host.py`). Every query is
-profile-scoped and checked at import; a dream itself is created by `CREATE_DREAM`, as the
-cycle creates one."""
+profile-scoped and checked at import; a dream itself is made by `graph/dreams/store.py`, as the
+cycle makes one."""
 
 from __future__ import annotations
 
-from graph.dreams.queries import _MEMBERS, MEMORY_FIELDS
+from graph.dreams.queries import MEMORY_FIELDS
 from graph.scope import ScopedQuery
 
 # What each cited id names in this profile: a live memory a dream can cite (with its fields),
@@ -23,24 +23,6 @@ CITED = ScopedQuery(
                     WHEN c IS NOT NULL THEN 'claim' WHEN t IS NOT NULL THEN 'forgotten' END AS found
     }}
     RETURN source_id, found, m.status AS state, found AS kind, {MEMORY_FIELDS}
-    """,
-)
-# A dream that already cites two of the memories in `$fragments` and `$facts`.
-DREAM_CITING_TWO = ScopedQuery(
-    "host_dream_citing_two",
-    _MEMBERS
-    + """
-    MATCH (member)<-[:DREAMED_FROM]-(d:Dream {profile_id: $profile_id})
-    WITH d, count(DISTINCT member) AS cited WHERE cited >= 2
-    RETURN d.id AS id ORDER BY id LIMIT 1
-    """,
-)
-EMPTY_PAIRS = ScopedQuery(
-    "host_empty_pairs",
-    """
-    UNWIND $keys AS key
-    MATCH (e:EmptyPair {profile_id: $profile_id, pair_key: key})
-    RETURN key AS pair_key ORDER BY pair_key
     """,
 )
 JUDGE_EMPTY = ScopedQuery(

@@ -236,46 +236,6 @@ TERM_FREQUENCY = ScopedQuery(
     RETURN term, frequency
     """,
 )
-# A dream is written only when every memory it cites is still live: one forgotten or retracted
-# since the dream was drafted (a cycle drafts outside any transaction) stops it, since its
-# words quote that memory. Nor when a pair among its sources was judged empty, or (unless it
-# grows an earlier dream) when another dream already cites two of them: never the same pair
-# twice. The caller holds the words gate (`graph/words_gate.py`), so these reads are not
-# overtaken by a forget or by another dream's write.
-CREATE_DREAM = ScopedQuery(
-    "create_dream",
-    """
-    CALL () {
-        UNWIND $source_ids AS source_id
-        OPTIONAL MATCH (f:SourceFragment {profile_id: $profile_id, id: source_id})
-        OPTIONAL MATCH (x:Fact {profile_id: $profile_id, id: source_id})
-        WITH coalesce(f, x) AS source WHERE source.status = 'active'
-        RETURN collect(source) AS sources
-    }
-    WITH sources WHERE size(sources) = size($source_ids)
-      AND NOT EXISTS {
-        UNWIND $pair_keys AS key
-        MATCH (e:EmptyPair {profile_id: $profile_id, pair_key: key}) }
-      AND (size($builds_on) > 0 OR NOT EXISTS {
-        UNWIND sources AS member
-        MATCH (member)<-[:DREAMED_FROM]-(other:Dream {profile_id: $profile_id})
-        WITH other, count(DISTINCT member) AS cited WHERE cited >= 2
-        RETURN other })
-    MERGE (d:Dream {profile_id: $profile_id, pair_key: $pair_key})
-      ON CREATE SET d += $fields, d.id = $id, d.profile_key = $profile_key, d.status = 'proposed',
-                    d.created_at = $now, d.updated_at = $now, d.run_id = $run_id
-    WITH d, sources WHERE d.id = $id
-    FOREACH (source IN sources | MERGE (d)-[:DREAMED_FROM]->(source))
-    WITH d
-    CALL (d) {
-        UNWIND $builds_on AS earlier_id
-        MATCH (earlier:Dream {profile_id: $profile_id, id: earlier_id})
-        MERGE (d)-[:BUILDS_ON]->(earlier)
-    }
-    RETURN d.id AS id
-    """,
-)
-
 # --- re-evaluation -------------------------------------------------------------------------
 
 OPEN_DREAMS_BATCH = ScopedQuery(

@@ -1,4 +1,9 @@
-"""Writing a dream: the one way a dream node is made, for the cycle and for a host alike."""
+"""Writing a dream: the one way a dream node is made, for the cycle and for a host alike.
+
+Both hold the profile's words gate (`graph/words_gate.py`) while they check and write, so two
+writers about one pair, or a forget of a cited memory, take turns: never the same pair twice,
+never a pair judged empty, never a dream quoting a memory forgotten meanwhile.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +14,9 @@ from itertools import combinations
 from typing import Any
 
 from graph.access import ProfileTx
-from graph.dreams import queries as q
+from graph.dreams import store_queries as q
 from graph.dreams.models import sources_key
+from graph.dreams.records import pair_key_from_row
 from graph.rows import id_of
 
 
@@ -25,15 +31,28 @@ class NewDream:
     run_id: str | None = None
 
 
+@dataclass(frozen=True)
+class TakenPairs:
+    """What already answers a pair among some memories: a dream citing two of them (any
+    status), and a pair of them a host judged empty; None where nothing does."""
+
+    dream_id: str | None
+    empty_pair: str | None
+
+
+async def pairs_taken(tx: ProfileTx, source_ids: Sequence[str]) -> TakenPairs:
+    dreamed = await tx.single(q.DREAM_CITING_TWO, ids=list(source_ids))
+    keys = [sources_key(pair) for pair in combinations(source_ids, 2)]
+    empty = [pair_key_from_row(row) for row in await tx.run(q.EMPTY_PAIRS, keys=keys)]
+    return TakenPairs(id_of(dreamed) if dreamed else None, empty[0] if empty else None)
+
+
 async def create_dream(tx: ProfileTx, dream: NewDream, now: datetime) -> str | None:
-    """The new dream's id, or None when it was not written: a source is no longer live, a pair
-    of its sources was judged empty or is cited by another dream, or the same sources were
-    dreamed already. The caller holds the words gate (`graph/words_gate.py`)."""
-    pair_keys = [sources_key(pair) for pair in combinations(dream.source_ids, 2)]
+    """The new dream's id, or None when it was not written: a source is no longer live, or the
+    same sources were dreamed already. The caller checked `pairs_taken` under the gate."""
     row = await tx.single(
         q.CREATE_DREAM,
         pair_key=sources_key(dream.source_ids),
-        pair_keys=pair_keys,
         fields=dict(dream.fields),
         id=dream.id,
         run_id=dream.run_id,

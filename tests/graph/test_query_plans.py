@@ -33,6 +33,7 @@ MODULES = (
     "graph.dreams.queries",
     "graph.dreams.host_queries",
     "graph.dreams.merge_queries",
+    "graph.dreams.store_queries",
     "graph.embedding.queries",
     "graph.forgetting.queries",
     "graph.transfer.queries",

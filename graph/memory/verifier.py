@@ -38,6 +38,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 from typing import Protocol
 
@@ -62,6 +63,12 @@ class ClaimStatement:
     predicate: str
     object: str
     polarity: str = Polarity.POSITIVE
+    # What the host says of the claim beyond the triple: how it was said, when it held, and the
+    # words of the fragment that say it. A verifier may read them; none is required.
+    modality: str = "assertion"
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    evidence: str | None = None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,140 @@
+"""The labelled claims set (bench/claims): both parts load, and each covers what it must."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from bench.claims.items import ClaimSetError, Label, LabelledClaim, Part, Register, Trap, load, load_part
+from graph.memory.predicates import PREDICATE_RULES
+
+pytestmark = pytest.mark.unit
+
+# A dream's proposition, never sent by a host about what a person said.
+MEASURED_PREDICATES = frozenset(PREDICATE_RULES) - {"connected_to"}
+# The predicates hosts send most get more items than the floor.
+BUSIEST_PREDICATES = ("works_at", "likes", "prefers", "uses", "knows", "has_goal", "relationship_to")
+FLOOR = 8
+BUSY_FLOOR = 11
+ID_PREFIX = {Part.TUNING: "t-", Part.HELD_OUT: "h-"}
+
+
+@pytest.fixture(scope="module")
+def parts() -> dict[Part, tuple[LabelledClaim, ...]]:
+    return {part: load_part(part) for part in Part}
+
+
+@pytest.mark.parametrize("part", list(Part))
+def test_each_predicate_has_true_and_unsupported_claims(
+    parts: dict[Part, tuple[LabelledClaim, ...]], part: Part
+) -> None:
+    counts = Counter((item.predicate, item.label) for item in parts[part])
+    assert {item.predicate for item in parts[part]} == MEASURED_PREDICATES
+    for predicate in MEASURED_PREDICATES:
+        floor = BUSY_FLOOR if predicate in BUSIEST_PREDICATES else FLOOR
+        for label in Label:
+            found = counts[predicate, label]
+            assert found >= floor, f"{part}: {predicate} has {found} {label}"
+
+
+@pytest.mark.parametrize("part", list(Part))
+def test_every_register_trap_and_polarity_is_present(
+    parts: dict[Part, tuple[LabelledClaim, ...]], part: Part
+) -> None:
+    items = parts[part]
+    assert {item.register for item in items} == set(Register)
+    assert {item.trap for item in items} == {*Trap, None}
+    negative = {item.label for item in items if item.claim.polarity == "negative"}
+    assert negative == set(Label)
+
+
+@pytest.mark.parametrize("part", list(Part))
+def test_evidence_is_quoted_from_the_text_on_about_half(
+    parts: dict[Part, tuple[LabelledClaim, ...]], part: Part
+) -> None:
+    items = parts[part]
+    quoted = [item for item in items if item.claim.evidence is not None]
+    assert all(item.claim.evidence in item.text for item in quoted if item.claim.evidence)
+    assert 0.35 <= len(quoted) / len(items) <= 0.65
+    assert any(item.label is Label.UNSUPPORTED for item in quoted)
+
+
+def test_ids_are_unique_and_name_their_part(parts: dict[Part, tuple[LabelledClaim, ...]]) -> None:
+    ids = [item.id for items in parts.values() for item in items]
+    assert len(ids) == len(set(ids))
+    for part, items in parts.items():
+        assert all(item.id.startswith(f"{ID_PREFIX[part]}{item.predicate}-") for item in items)
+
+
+def test_held_out_shares_no_text_or_object_with_tuning(parts: dict[Part, tuple[LabelledClaim, ...]]) -> None:
+    def objects(part: Part) -> set[str]:
+        return {item.claim.object.casefold() for item in parts[part]}
+
+    assert not {item.text for item in parts[Part.TUNING]} & {item.text for item in parts[Part.HELD_OUT]}
+    assert not objects(Part.TUNING) & objects(Part.HELD_OUT)
+
+
+def _line(claim_changes: dict[str, object] | None = None, **changes: object) -> str:
+    claim: dict[str, object] = {
+        "subject": "user",
+        "predicate": "likes",
+        "object": "jazz",
+        "polarity": "positive",
+        "modality": "assertion",
+        "valid_from": None,
+        "valid_to": None,
+    }
+    claim.update(claim_changes or {})
+    item: dict[str, object] = {
+        "id": "t-likes-001",
+        "register": "plain",
+        "trap": None,
+        "text": "I love jazz.",
+        "claim": claim,
+        "evidence": "I love jazz",
+        "label": "true",
+        "note": None,
+    }
+    item.update(changes)
+    return json.dumps(item)
+
+
+def test_a_good_line_becomes_a_claim_statement_with_every_field(tmp_path: Path) -> None:
+    path = tmp_path / "claims.jsonl"
+    path.write_text(_line({"valid_from": "2020-03-01"}) + "\n\n")
+    (item,) = load(path)
+    assert (item.claim.subject, item.claim.predicate, item.claim.object) == ("user", "likes", "jazz")
+    assert item.claim.valid_from == datetime(2020, 3, 1, tzinfo=UTC)
+    assert item.claim.evidence == "I love jazz"
+    assert item.statement(with_evidence=False).evidence is None
+
+
+@pytest.mark.parametrize(
+    ("claim_changes", "changes", "field"),
+    [
+        ({}, {"register": "chat"}, "field register"),
+        ({}, {"label": "maybe"}, "field label"),
+        ({}, {"evidence": "I adore jazz"}, "field evidence"),
+        ({}, {"colour": "blue"}, "field colour"),
+        ({"predicate": "enjoys"}, {}, "field claim.predicate"),
+        ({"valid_from": "March 2020"}, {}, "field claim.valid_from"),
+    ],
+)
+def test_a_bad_line_is_refused_naming_file_line_and_field(
+    tmp_path: Path, claim_changes: dict[str, object], changes: dict[str, object], field: str
+) -> None:
+    path = tmp_path / "claims.jsonl"
+    path.write_text(_line(id="t-likes-000") + "\n" + _line(claim_changes, **changes) + "\n")
+    with pytest.raises(ClaimSetError, match=rf"claims\.jsonl line 2: .*{field}"):
+        load(path)
+
+
+def test_a_repeated_id_is_refused_naming_both_lines(tmp_path: Path) -> None:
+    path = tmp_path / "claims.jsonl"
+    path.write_text(_line() + "\n" + _line() + "\n")
+    with pytest.raises(ClaimSetError, match="line 2: field id: 't-likes-001' was already used on line 1"):
+        load(path)

@@ -22,7 +22,7 @@ LOCOMO ?= ../shared/data/locomo-dev
 # Test processes at once (pytest-xdist); each loads the model and opens its own connections.
 TEST_WORKERS ?= 2
 
-.PHONY: setup run test lint bench bench-quick bench-locomo bench-dreams inspector mcpb bundle browser clean
+.PHONY: setup run test lint bench bench-quick bench-locomo bench-dreams bench-claims inspector mcpb bundle browser clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -94,6 +94,10 @@ bench-locomo: setup
 # Dream quality on LoCoMo conversations and a synthetic profile (`make bench-dreams LOCOMO=dir`).
 bench-dreams: setup
 	$(BIN)/python -m bench.dream_quality --data $(LOCOMO)
+
+# Claim verifiers on the labelled claims in bench/claims; needs neither Neo4j nor the model.
+bench-claims: $(STAMP)
+	$(BIN)/python -m bench.claims
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bench/results

@@ -43,6 +43,8 @@ _RSS_EVERY_S = 0.5
 @dataclass
 class ToolTally:
     latencies: list[float] = field(default_factory=list)
+    # When each call of `latencies` began, in seconds after the load began.
+    began_at: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     busy: int = 0
 
@@ -83,6 +85,9 @@ class LoadPlan:
     seconds: float
     seed: int
     mix: Mix = MIXED
+    # A profile whose cycle one more client asks the moment the load starts (tallied as
+    # "opening cycle"), so that the load meets a cycle already running; None for none.
+    opening_cycle: str | None = None
 
 
 # A tool call: None when it succeeded, else the server's message.
@@ -113,6 +118,7 @@ class _Run:
     plan: LoadPlan
     deadline: float
     tallies: dict[str, ToolTally]
+    started: float
 
 
 async def _host(run: _Run, call: Call, profile: str, rng: random.Random) -> None:
@@ -126,6 +132,7 @@ async def _host(run: _Run, call: Call, profile: str, rng: random.Random) -> None
         tally = run.tallies[tool]
         if error is None:
             tally.latencies.append(time.perf_counter() - started)
+            tally.began_at.append(started - run.started)
         elif _BUSY in error:
             tally.busy += 1
         else:
@@ -140,6 +147,26 @@ async def _client(run: _Run, server: RunningServer, token: str, profile: str, nu
         await _host(run, _caller(client), profile, random.Random(run.plan.seed * 1000 + number))
 
 
+OPENING_CYCLE = "opening cycle"
+
+
+async def _opening(run: _Run, server: RunningServer, token: str) -> None:
+    async with (
+        lanes.bearer_client(token) as http,
+        Client(lanes.http_transport(mcp_url(server), http)) as client,
+    ):
+        started = time.perf_counter()
+        error = await _caller(client)("run_dreaming_cycle", {"max_outputs": CYCLE_OUTPUTS})
+        tally = run.tallies[OPENING_CYCLE]
+        if error is None:
+            tally.latencies.append(time.perf_counter() - started)
+            tally.began_at.append(started - run.started)
+        elif _BUSY in error:
+            tally.busy += 1
+        else:
+            tally.errors.append(error)
+
+
 async def mixed_load(
     settings: ConnectionSettings,
     work_dir: Path,
@@ -152,6 +179,8 @@ async def mixed_load(
     tokens_file = work_dir / f"tokens-mixed-{label}.json"
     tokens = {profile: add_token(tokens_file, profile, ["read", "write"]).token for profile in profiles}
     tallies = {tool: ToolTally() for tool, _ in plan.mix}
+    if plan.opening_cycle is not None:
+        tallies[OPENING_CYCLE] = ToolTally()
     rss = RssSamples()
     with reverie_http(settings, work_dir, tokens_file, f"reverie-mixed-{label}.log") as server:
         processes = {"Neo4j": neo4j_pid, "reverie serve": server.pid, "clients (bench process)": os.getpid()}
@@ -159,8 +188,10 @@ async def mixed_load(
         async with anyio.create_task_group() as sampling:
             sampling.start_soon(rss.follow, server.pid)
             started = time.perf_counter()
-            run = _Run(plan, started + plan.seconds, tallies)
+            run = _Run(plan, started + plan.seconds, tallies, started)
             async with anyio.create_task_group() as hosts:
+                if plan.opening_cycle is not None:
+                    hosts.start_soon(_opening, run, server, tokens[plan.opening_cycle])
                 for number in range(plan.clients):
                     profile = profiles[number % len(profiles)]
                     hosts.start_soon(_client, run, server, tokens[profile], profile, number)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Concatenate, Final, NoReturn, ParamSpec, TypeVar
 
@@ -49,6 +49,7 @@ from graph.errors import (
     shown_uri,
 )
 from graph.group_commit import GroupCommit
+from graph.priority import Priority
 from graph.scope import ScopedQuery
 from graph.text import profile_key
 
@@ -183,21 +184,33 @@ class ProfileTx:
 class ProfileGraph:
     """Reads and writes of one profile, each unit of work in one managed transaction."""
 
-    def __init__(self, store: GraphStore, profile_id: str, timeout_factor: float = 1) -> None:
+    def __init__(
+        self, store: GraphStore, profile_id: str, timeout_factor: float = 1, background: bool = False
+    ) -> None:
         self._store = store
         self.profile_id = validate_profile_id(profile_id)
         self._timeout_factor = timeout_factor
+        self._background = background
 
     def patient(self, timeout_factor: float) -> ProfileGraph:
         """The same profile with `read`, `read_alone` and `write` given `timeout_factor` times
         the call's deadline: for work in the background, which no caller waits on."""
-        return ProfileGraph(self._store, self.profile_id, timeout_factor)
+        return ProfileGraph(self._store, self.profile_id, timeout_factor, self._background)
+
+    def in_background(self) -> ProfileGraph:
+        """The same profile for work no host waits on (a cycle): each transaction waits for a
+        moment when no interactive one runs, at most a bound (`graph.priority`)."""
+        return ProfileGraph(self._store, self.profile_id, self._timeout_factor, background=True)
+
+    def cycle_turn(self) -> AbstractAsyncContextManager[None]:
+        """The process's turn to compute a cycle (`graph.priority`)."""
+        return self._store.priority.cycle_turn()
 
     async def read(
         self, work: Callable[Concatenate[ProfileTx, P], Awaitable[T]], *args: P.args, **kwargs: P.kwargs
     ) -> T:
         """`work(tx, *args, **kwargs)` in one managed read transaction (retried on transient errors)."""
-        async with self._store.session(timeout_factor=self._timeout_factor) as session:
+        async with self._session(WRITE_ACCESS, self._timeout_factor) as session:
             return await session.execute_read(self._bind(work), *args, **kwargs)
 
     async def read_alone(
@@ -210,7 +223,7 @@ class ProfileGraph:
         again, like a managed read, when the driver deems the failure retryable (a connection
         that died in the pool, a leader that moved)."""
         attempt = 1
-        async with self._store.session(READ_ACCESS, self._timeout_factor) as session:
+        async with self._session(READ_ACCESS, self._timeout_factor) as session:
             while True:
                 try:
                     return await work(ProfileTx(session, self.profile_id), *args, **kwargs)
@@ -224,7 +237,7 @@ class ProfileGraph:
         self, work: Callable[Concatenate[ProfileTx, P], Awaitable[T]], *args: P.args, **kwargs: P.kwargs
     ) -> T:
         """`work(tx, *args, **kwargs)` in one managed write transaction (retried on transient errors)."""
-        async with self._store.session(timeout_factor=self._timeout_factor) as session:
+        async with self._session(WRITE_ACCESS, self._timeout_factor) as session:
             return await session.execute_write(self._bind(work), *args, **kwargs)
 
     async def write_grouped(
@@ -246,9 +259,23 @@ class ProfileGraph:
             raise TypeError("ProfileGraph.run_batched accepts only ScopedQuery objects, never raw Cypher")
         _refuse_overrides(params)
         scope = {"profile_id": self.profile_id, "profile_key": profile_key(self.profile_id)}
-        async with self._store.session(timeout_factor=_BATCHED_TIMEOUT_FACTOR) as session:
+        async with self._session(WRITE_ACCESS, _BATCHED_TIMEOUT_FACTOR) as session:
             result = await session.run(query.text, {**params, **scope})
             return [_native(dict(record)) async for record in result]
+
+    @asynccontextmanager
+    async def _session(self, access_mode: str, timeout_factor: float) -> AsyncIterator[AsyncSession]:
+        """A store session counted as interactive, or, for background work, opened once no
+        interactive one runs (at most the priority's patience later)."""
+        priority = self._store.priority
+        if self._background:
+            await priority.background_turn()
+            async with self._store.session(access_mode, timeout_factor) as session:
+                yield session
+        else:
+            with priority.interactive():
+                async with self._store.session(access_mode, timeout_factor) as session:
+                    yield session
 
     def _bind(
         self, work: Callable[Concatenate[ProfileTx, P], Awaitable[T]]
@@ -269,6 +296,7 @@ class GraphStore:
         self.shown_uri = shown_uri(settings.uri)
         self._bookmarks = AsyncGraphDatabase.bookmark_manager()
         self.group_commit: GroupCommit[ProfileTx] = GroupCommit()
+        self.priority = Priority()
 
     @classmethod
     def connect(cls, settings: ConnectionSettings) -> GraphStore:

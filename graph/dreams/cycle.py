@@ -313,6 +313,8 @@ async def run_cycle(
     """One cycle; with `vectors` (the running model), dreams link memories by meaning and get
     meaning vectors of their own like every memory."""
     started = now or utcnow()
+    # A cycle is work no host waits on: its transactions let interactive ones go first.
+    graph = graph.in_background()
     config = await graph.read(effective_config, defaults)
     plan = plan_cycle(request, config, started)
     if not request.dry_run:
@@ -345,13 +347,15 @@ async def run_cycle(
 async def _run_holding_lease(graph: ProfileGraph, plan: CyclePlan, runner: _Runner) -> str | None:
     """The phases, with the lease renewed beside them for as long as they run."""
     if plan.run_id is None:
-        return await runner.run_all()
+        async with graph.cycle_turn():
+            return await runner.run_all()
     failure: Exception | None = None
     error: str | None = None
     async with anyio.create_task_group() as group:
         group.start_soon(keep_lease, graph, plan.run_id)
         try:
-            error = await runner.run_all()
+            async with graph.cycle_turn():
+                error = await runner.run_all()
         except Exception as raised:
             # Kept out of the task group, which would wrap it in an ExceptionGroup.
             failure = raised

@@ -266,15 +266,22 @@ class ProfileGraph:
     @asynccontextmanager
     async def _session(self, access_mode: str, timeout_factor: float) -> AsyncIterator[AsyncSession]:
         """A store session counted as interactive, or, for background work, opened once no
-        interactive one runs (at most the priority's patience later)."""
-        priority = self._store.priority
+        interactive one runs (at most the priority's patience later); either way within the
+        process's transactions in flight (`graph.admission`), its deadline starting once let in."""
+        priority, store = self._store.priority, self._store
         if self._background:
             await priority.background_turn()
-            async with self._store.session(access_mode, timeout_factor) as session:
+            async with (
+                priority.admission.slot(background=True),
+                store.session(access_mode, timeout_factor) as session,
+            ):
                 yield session
         else:
             with priority.interactive():
-                async with self._store.session(access_mode, timeout_factor) as session:
+                async with (
+                    priority.admission.slot(background=False),
+                    store.session(access_mode, timeout_factor) as session,
+                ):
                     yield session
 
     def _bind(

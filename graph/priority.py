@@ -23,6 +23,8 @@ from typing import Final
 
 import anyio
 
+from graph.admission import Admission
+
 # How long a background transaction waits for a quiet moment before it goes anyway.
 BACKGROUND_PATIENCE_S: Final = 1.0
 # How long one cycle waits for another's turn before it runs beside it: a cycle waiting on a
@@ -41,6 +43,7 @@ class Priority:
         self.cycle_patience_s = cycle_patience_s
         self._interactive = 0
         self._cycles = 0
+        self.admission = Admission()
         # Who waits for a quiet moment, or for the cycle turn: each waiter's own event, made in
         # its own event loop (one store may serve one loop after another, as the tests do).
         self._awaiting_quiet: set[anyio.Event] = set()

@@ -1,0 +1,311 @@
+"""`SentenceVerifier` ("sentence-v1"): reads each supporting fragment's sentences for who a
+claim is about, whether it is denied, hedged, asked, reported, past or future, and whether a
+later clause takes it back, then gives the verdict the lexical verifier's way (any
+contradiction wins, then any entailment; else "insufficient").
+
+In one fragment:
+1. The object: its salient words close together, each matched by lemma ("hiking" finds
+   "hike"), company endings ("Corp", "Inc") optional. With an evidence span found in the
+   fragment, only mentions in the span's sentences count; a fragment without the span is read
+   whole.
+2. The predicate: a cue lemma of it in the object's sentence (`senses.CUES`), or, for
+   employment, "a nurse at", "been at", "first day at". Predicates without cues need none.
+3. The reading of `stance`: whose, denied, mood, time, taken back; compared with the claim's
+   subject, modality and validity (`valid_to` set: a past statement supports it; a future one
+   supports a claim with `valid_from`).
+The last mention that settles the claim decides the fragment, so a later correction wins.
+Every reason for not entailing says what to change, in words a host can act on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from graph.memory import senses, stance
+from graph.memory.models import Verdict
+from graph.memory.sentences import Fragment, find_span, lemmas_of, read_fragment
+from graph.memory.stance import Focus, Mood, Time, Whose
+from graph.memory.verifier import (
+    SELF_SUBJECTS,
+    ClaimStatement,
+    FragmentReading,
+    Reading,
+    Verification,
+    combine,
+    label,
+    polarity_of,
+    search_terms,
+)
+from graph.text import normalize, tokens
+
+_PHRASE_SLACK = 2
+_ASSERTED_MODALITIES = frozenset({"assertion", "belief"})
+_KNOWING = frozenset({"know", "meet", "date", "marry", "introduce"})
+
+
+@dataclass(frozen=True)
+class _Claim:
+    statement: ClaimStatement
+    object_terms: tuple[frozenset[str], ...]
+    object_words: frozenset[str]
+    about_speaker: bool
+    # The lemmas of a named subject's words; empty when the subject is the person themself.
+    subject_terms: frozenset[str]
+    cues: frozenset[str]
+
+    @property
+    def predicate(self) -> str:
+        return self.statement.predicate
+
+
+def _object_terms(value: str) -> tuple[frozenset[str], ...]:
+    terms = search_terms(value)
+    kept = [term for term in terms if term not in senses.ORG_SUFFIXES] or list(terms)
+    return tuple(lemmas_of(term) for term in kept)
+
+
+def find_mentions(
+    fragment: Fragment, terms: Sequence[frozenset[str]], own_words: frozenset[str] = frozenset()
+) -> list[tuple[int, int]]:
+    """(first, last) positions where every object term occurs, each by one of its lemmas,
+    within `len(terms) + 2` words, grown over the object's other words ("St" of "St Mary's")."""
+    words = fragment.words
+    span = len(terms) + _PHRASE_SLACK
+    mentions: list[tuple[int, int]] = []
+    position = 0
+    while position < len(words):
+        window = words[position : position + span]
+        hits = [
+            next((offset for offset, word in enumerate(window) if not word.lemmas.isdisjoint(term)), None)
+            for term in terms
+        ]
+        if hits and hits[0] is not None and None not in hits and min(h for h in hits if h is not None) == 0:
+            last = position + max(h for h in hits if h is not None)
+            first = position
+            while first > 0 and words[first - 1].base in own_words and last - first < span:
+                first -= 1
+            mentions.append((first, last))
+            position = last + 1
+        else:
+            position += 1
+    return mentions
+
+
+def _construction_cue(fragment: Fragment, first: int, predicate: str) -> int | None:
+    """Employment said without an employment word: "a nurse at X", "been at X", "first day at X"."""
+    if predicate != "works_at" or first < 2:
+        return None
+    words = fragment.words
+    if not words[first - 1].is_("at", "for", "with"):
+        return None
+    sentence = fragment.sentence_range(first)
+    before = [p for p in range(max(sentence.start, first - 7), first - 1)]
+    for position in before:
+        word = words[position]
+        if word.base in {"a", "an", "as"} or word.is_("be") and position == first - 2:
+            return position
+        if word.base == "first" and position + 1 < first and words[position + 1].is_("day", "week", "month"):
+            return position
+    return None
+
+
+def _cue(fragment: Fragment, mention: tuple[int, int], claim: _Claim) -> int | None:
+    """Where the predicate is said nearest the object in its sentence; None when it is not."""
+    first, last = mention
+    construction = _construction_cue(fragment, first, claim.predicate)
+    if construction is not None:
+        return construction
+    words = fragment.words
+    sentence = fragment.sentence_range(first)
+    found = [
+        position
+        for position in sentence
+        if not first <= position <= last and not words[position].lemmas.isdisjoint(claim.cues)
+    ]
+    if claim.predicate == "knows":
+        found += [p for p in sentence if words[p].base in senses.SPEAKER_WORDS and not first <= p <= last]
+    if not found:
+        return None
+    # The nearest, and of two equally near the one before the object.
+    return min(found, key=lambda position: (abs(position - first), position > first))
+
+
+@dataclass(frozen=True)
+class _Settled:
+    reading: Reading
+    detail: str
+    # How far the reading got: a reason from a mention that got further explains more.
+    depth: int
+
+
+def _subject_problem(claim: _Claim, whose: Whose, who: str, cue_lemmas: frozenset[str]) -> str | None:
+    if claim.about_speaker:
+        if whose is Whose.SPEAKER:
+            return None
+        if claim.predicate == "knows" and cue_lemmas.isdisjoint(_KNOWING):
+            return None
+        return (
+            f"the sentence is about '{who}', not the person: send subject '{who}' or a sentence "
+            "the person says of themself"
+        )
+    subject = label(claim.statement.subject)
+    if whose is Whose.SUBJECT or (whose is Whose.OTHER and who.casefold() in {"he", "she", "they"}):
+        return None
+    about = "the speaker" if whose is Whose.SPEAKER else f"'{who}'"
+    return f"the sentence is about {about}, not {subject}"
+
+
+def _mood_problem(claim: _Claim, found: Mood, phrase: str) -> str | None:
+    if found is Mood.ASSERTED:
+        return None
+    if found is Mood.QUESTION:
+        return "it is asked, not said: a question states nothing"
+    if claim.predicate in senses.WISHFUL or claim.statement.modality not in _ASSERTED_MODALITIES:
+        return None
+    if found is Mood.BELIEF and claim.statement.modality == "belief":
+        return None
+    kind = {Mood.WISH: "a wish", Mood.PLAN: "a plan", Mood.HEDGE: "a maybe", Mood.BELIEF: "a belief"}[found]
+    modality = "belief" if found is Mood.BELIEF else "plan"
+    return (
+        f"'{phrase}' makes it {kind}, not an assertion: send modality {modality} (or has_goal for "
+        "a goal), or nothing"
+    )
+
+
+def _time_reading(claim: _Claim, found: Time, phrase: str) -> tuple[Reading, str] | None:
+    """None when the statement's time fits the claim's validity."""
+    statement = claim.statement
+    wishful = claim.predicate in senses.WISHFUL
+    if found is Time.CURRENT or (found is Time.FUTURE and (wishful or statement.valid_from is not None)):
+        return None
+    if found in (Time.ENDED, Time.PAST) and statement.valid_to is not None:
+        return None
+    if found is Time.FUTURE:
+        return Reading.UNSETTLED, f"'{phrase}' says it has not started: send valid_from with the day it starts"
+    if found is Time.ENDED:
+        return Reading.DENIES, f"'{phrase}' says it no longer holds (send valid_to for the past)"
+    return Reading.UNSETTLED, f"'{phrase}' says it held in the past: send valid_to with the day it ended"
+
+
+def _read_mention(fragment: Fragment, mention: tuple[int, int], claim: _Claim, where: str) -> _Settled:
+    found_at = f"object {label(claim.statement.object)} found in {where}"
+    cue = _cue(fragment, mention, claim)
+    if cue is None and claim.cues:
+        examples = ", ".join(sorted(claim.cues)[:5])
+        return _Settled(
+            Reading.UNSETTLED,
+            f"{found_at} but no word saying {claim.predicate} ({examples}...) in its sentence: send "
+            "as evidence the words that say it",
+            1,
+        )
+    focus = Focus(mention[0], mention[1], cue)
+    cue_lemmas = fragment.words[cue].lemmas if cue is not None else frozenset()
+    whose, who, subject_at = stance.find_subject(
+        fragment, focus, claim.subject_terms, claim.predicate in senses.PERSON_OBJECTS
+    )
+    problem = _subject_problem(claim, whose, who, cue_lemmas)
+    if problem is not None:
+        return _Settled(Reading.UNSETTLED, f"{found_at}, but {problem}", 2)
+    return _read_stance(fragment, focus, claim, subject_at, found_at)
+
+
+def _read_stance(
+    fragment: Fragment, focus: Focus, claim: _Claim, subject_at: int | None, found_at: str
+) -> _Settled:
+    reported = stance.reporter(fragment, subject_at, focus.anchor)
+    if reported is not None:
+        return _Settled(
+            Reading.UNSETTLED,
+            f"{found_at}, but '{reported}' reports someone else's words: send what the person says "
+            "themself, or authority 'other'",
+            3,
+        )
+    found_mood, mood_phrase = stance.mood(fragment, focus)
+    problem = _mood_problem(claim, found_mood, mood_phrase)
+    if problem is not None:
+        return _Settled(Reading.UNSETTLED, f"{found_at}, but {problem}", 3)
+    negated, hedged = stance.negation(fragment, focus, subject_at)
+    if negated is not None:
+        if hedged:
+            return _Settled(Reading.UNSETTLED, f"{found_at}, but '{negated}' doubts it rather than says it", 4)
+        return _Settled(Reading.DENIES, f"{found_at} with negation '{negated}'", 4)
+    denied = stance.denial(fragment, focus, claim.predicate)
+    if denied is not None:
+        return _Settled(Reading.DENIES, f"{found_at} with '{denied}', the opposite of {claim.predicate}", 4)
+    found_time, time_phrase = stance.time(fragment, focus, claim.predicate)
+    timed = _time_reading(claim, found_time, time_phrase)
+    if timed is not None:
+        return _Settled(timed[0], f"{found_at}, but {timed[1]}", 5)
+    taken = stance.taken_back(fragment, focus)
+    if taken is not None:
+        return _Settled(Reading.UNSETTLED, f"{found_at}, but a later '{taken}' takes it back", 6)
+    return _Settled(Reading.AFFIRMS, f"{found_at}, said by {_said_by(claim, found_mood)}", 7)
+
+
+def _said_by(claim: _Claim, found: Mood) -> str:
+    who = "the person" if claim.about_speaker else label(claim.statement.subject)
+    how = "" if found is Mood.ASSERTED else f" ({found.value})"
+    return f"{who}, not negated{how}"
+
+
+def _read(claim: _Claim, text: str, number: int) -> FragmentReading:
+    fragment = read_fragment(text)
+    where = f"fragment {number}"
+    mentions = find_mentions(fragment, claim.object_terms, claim.object_words)
+    span = find_span(fragment, claim.statement.evidence) if claim.statement.evidence else None
+    if span is not None:
+        sentences = {fragment.words[position].sentence for position in span}
+        mentions = [m for m in mentions if fragment.words[m[0]].sentence in sentences] or mentions
+    if not mentions:
+        return FragmentReading(Reading.UNSETTLED, _object_missing(claim, fragment, where))
+    settled = [_read_mention(fragment, mention, claim, where) for mention in mentions]
+    deciding = [reading for reading in settled if reading.reading is not Reading.UNSETTLED]
+    chosen = deciding[-1] if deciding else max(settled, key=lambda reading: reading.depth)
+    return FragmentReading(chosen.reading, chosen.detail)
+
+
+def _object_missing(claim: _Claim, fragment: Fragment, where: str) -> str:
+    present = frozenset(lemma for word in fragment.words for lemma in word.lemmas)
+    missing = [sorted(term)[0] for term in claim.object_terms if present.isdisjoint(term)]
+    value = label(claim.statement.object)
+    if missing:
+        return (
+            f"object {value} not found in {where} (missing: {', '.join(missing[:5])}): send the "
+            "object in the person's own words"
+        )
+    return f"the words of object {value} occur in {where} but not together"
+
+
+class SentenceVerifier:
+    """Reads sentences for who, negation, mood, time and take-backs; see the module docstring."""
+
+    name = "sentence-v1"
+
+    def verify(self, claim: ClaimStatement, fragments: Sequence[str]) -> Verification:
+        polarity = polarity_of(claim.polarity)
+        if polarity is None:
+            reason = f"unknown polarity {label(claim.polarity)} (use positive or negative)"
+            return Verification(Verdict.INSUFFICIENT, self.name, reason)
+        terms = self._claim(claim)
+        if not terms.object_terms or (not terms.about_speaker and not terms.subject_terms):
+            return Verification(Verdict.INSUFFICIENT, self.name, "the claim's subject or object has no words to find")
+        if not fragments:
+            return Verification(Verdict.INSUFFICIENT, self.name, "no supporting fragments")
+        readings = [_read(terms, text, number) for number, text in enumerate(fragments, start=1)]
+        return combine(readings, polarity, self.name)
+
+    @staticmethod
+    def _claim(claim: ClaimStatement) -> _Claim:
+        about_speaker = normalize(claim.subject) in SELF_SUBJECTS
+        subject_terms = frozenset() if about_speaker else frozenset(
+            lemma for term in search_terms(claim.subject) for lemma in lemmas_of(term)
+        )
+        return _Claim(
+            statement=claim,
+            about_speaker=about_speaker,
+            object_terms=_object_terms(claim.object),
+            object_words=frozenset(tokens(claim.object)),
+            subject_terms=subject_terms,
+            cues=senses.CUES.get(claim.predicate, frozenset()),
+        )

@@ -1,0 +1,158 @@
+"""A fragment as the sentence verifier reads it: words with their lemmas, sentences, clauses.
+
+Words are found by the rule of `graph.text.tokens`, but kept as written (so a capital can mark
+a name) and with their place in the text, so an evidence span can be found among them. Each
+word carries the lemmas of every reading lemminflect's English lexicon gives it ("joined" ->
+join, "been" -> be, "kids" -> kid): rules name a lemma once instead of listing inflections.
+
+A sentence ends at . ! ? or a line break; a clause also ends at , ; : brackets, dashes and
+quotation marks, and before a word that opens a contrast ("but", "though"...), because a
+negation or a hedge rarely reaches past one. Words inside double quotation marks are marked:
+they are someone's words, maybe not the speaker's.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from lemminflect import getAllLemmas
+
+from graph.text import normalize, tokens
+
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+_SENTENCE_END = re.compile(r"[.!?\n\u3002]+")
+_CLAUSE_END = re.compile(r"[,;:()\[\]{}\u2013\u2014\u3001]|(?<=\s)-(?=\s)|--")
+_QUOTE = re.compile(r"[\"\u201c\u201d]")
+# Words that open a new clause even without punctuation before them.
+CONTRAST_WORDS = frozenset({"but", "though", "although", "however", "whereas", "except", "yet"})
+# Contractions whose first part is a pronoun and whose second a verb: "she's" reads as "she is".
+_CLITICS = ("'s", "'m", "'re", "'ve", "'d", "'ll")
+
+
+@dataclass(frozen=True)
+class Word:
+    """One word: as written, its casefolded form without a clitic, its lemmas, where it stands."""
+
+    written: str
+    # Casefolded, a trailing clitic cut ("she's" -> "she", "acme's" -> "acme", "i'm" -> "i").
+    base: str
+    # The whole casefolded word ("i'm", "don't"): negations and contractions are read on it.
+    full: str
+    lemmas: frozenset[str]
+    start: int
+    end: int
+    sentence: int
+    clause: int
+    quoted: bool
+
+    @property
+    def capitalised(self) -> bool:
+        return self.written[:1].isupper()
+
+    def is_(self, *lemmas: str) -> bool:
+        return not self.lemmas.isdisjoint(lemmas)
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """A fragment's text (NFKC, apostrophes unified, case kept) and its words in order."""
+
+    text: str
+    words: tuple[Word, ...]
+
+    def sentence_of(self, index: int) -> Sequence[Word]:
+        number = self.words[index].sentence
+        return [word for word in self.words if word.sentence == number]
+
+    def clause_range(self, index: int) -> range:
+        """Word positions of the clause holding word `index`."""
+        clause = self.words[index].clause
+        first = index
+        while first > 0 and self.words[first - 1].clause == clause:
+            first -= 1
+        last = index
+        while last + 1 < len(self.words) and self.words[last + 1].clause == clause:
+            last += 1
+        return range(first, last + 1)
+
+    def sentence_range(self, index: int) -> range:
+        sentence = self.words[index].sentence
+        positions = [position for position, word in enumerate(self.words) if word.sentence == sentence]
+        return range(positions[0], positions[-1] + 1)
+
+
+def _base(full: str) -> str:
+    for clitic in _CLITICS:
+        if full.endswith(clitic) and len(full) > len(clitic):
+            return full[: -len(clitic)]
+    return full
+
+
+@lru_cache(maxsize=50_000)
+def lemmas_of(word: str) -> frozenset[str]:
+    """The word itself and every lemma the English lexicon gives it, casefolded."""
+    found = {word}
+    for readings in getAllLemmas(word).values():
+        found.update(lemma.casefold() for lemma in readings)
+    return frozenset(found)
+
+
+def _boundaries(text: str, pattern: re.Pattern[str]) -> list[int]:
+    return [match.start() for match in pattern.finditer(text)]
+
+
+def read_fragment(text: str) -> Fragment:
+    """Words, sentences and clauses of `text`; total for any string."""
+    plain = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES)
+    sentence_ends = _boundaries(plain, _SENTENCE_END)
+    quotes = _boundaries(plain, _QUOTE)
+    clause_ends = sorted(sentence_ends + _boundaries(plain, _CLAUSE_END) + quotes)
+    words: list[Word] = []
+    clause = 0
+    for match in _WORD.finditer(plain):
+        full = normalize(match.group())
+        if words and (full in CONTRAST_WORDS or _count_between(clause_ends, words[-1].end, match.start())):
+            clause += 1
+        base = _base(full)
+        words.append(
+            Word(
+                written=match.group(),
+                base=base,
+                full=full,
+                lemmas=lemmas_of(base),
+                start=match.start(),
+                end=match.end(),
+                sentence=bisect_left(sentence_ends, match.start()),
+                clause=clause,
+                quoted=bisect_left(quotes, match.start()) % 2 == 1,
+            )
+        )
+    return Fragment(plain, tuple(words))
+
+
+def _count_between(sorted_positions: Sequence[int], start: int, end: int) -> int:
+    return bisect_left(sorted_positions, end) - bisect_left(sorted_positions, start)
+
+
+def find_span(fragment: Fragment, span: str) -> range | None:
+    """Word positions of `span` in the fragment (compared word by word, casefolded), or None."""
+    wanted = [normalize(word) for word in _WORD.findall(unicodedata.normalize("NFKC", span))]
+    wanted = [word.translate(_APOSTROPHES) for word in wanted]
+    if not wanted:
+        return None
+    fulls = [word.full for word in fragment.words]
+    for start in range(len(fulls) - len(wanted) + 1):
+        if fulls[start : start + len(wanted)] == wanted:
+            return range(start, start + len(wanted))
+    return None
+
+
+def term_lemmas(text: str) -> list[frozenset[str]]:
+    """Each search term of a claim's subject or object as the lemmas it may appear under."""
+    return [lemmas_of(term) for term in tokens(text)]

@@ -36,7 +36,11 @@ PERSON_NOUNS = _words(
     """
 )
 # Words a reporter uses: "my boss says I'm great at Excel" is the boss's word, not the speaker's.
-REPORTING = _words("say tell think reckon claim insist mention believe swear joke hear accord")
+REPORTING = _words("say tell think reckon claim insist mention believe swear joke hear accord apparently")
+# The speaker agreeing with what was reported: "my wife says I'm obsessed, and she's right".
+AGREEING = _words("right true fair guilty agree")
+# Nouns of people by what they do: "the receptionist thought...", "the teacher says...".
+AGENT_ENDINGS = ("ist", "er", "or", "ian", "ant")
 # Verbs of thinking: "I don't think I like jazz" negates the thinking, which hedges the rest.
 COGNITIVE = _words("think believe know guess feel reckon suppose expect")
 
@@ -46,8 +50,14 @@ NEGATORS = _words(
     "not no never cannot nor neither nope nah dont doesnt didnt isnt wasnt arent werent havent "
     "hasnt cant wont wouldnt couldnt shouldnt aint"
 )
-# "not only", "no doubt", "can't wait": words that look negative but deny nothing here.
-NOT_DENIALS = _words("only just doubt wonder idea clue matter problem way wait")
+# What follows a negator in phrases that deny nothing ("not only", "no doubt", "can't wait",
+# "not gonna lie", "can't get enough"), as the bases of the next one or two words.
+NOT_DENIALS = (
+    "only", "just", "doubt", "wonder", "wait", "gonna lie", "going to lie", "get enough",
+    "get tired", "to mention",
+)
+# Words between a negator and the verb it negates that change nothing ("don't really think").
+FILLERS = _words("really even actually honestly just quite")
 # Said of something wished, planned, considered or doubted: not an assertion of it.
 WISHES = _words("want wanna hope wish dream aspire crave tempt")
 PLANS = _words("plan intend aim goal resolution consider apply interview")
@@ -64,11 +74,27 @@ QUESTION_OPENERS = _words(
 # Said of something that held and no longer does.
 ENDED = _words("anymore formerly former previously ex")
 ENDING_VERBS = _words("quit stop leave resign retire fire")
+ENDING_PREDICATES = frozenset({"works_at", "works_on", "uses"})
+# "I'll always pick the stairs" is a habit, not a future.
+HABITUAL = _words("always never usually normally")
 FUTURE = _words("will shall gonna tomorrow soon upcoming")
 FUTURE_AFTER_NEXT = _words("day week weekend month year semester term spring summer autumn fall winter")
 # Verbs of a state that held while said in the past tense ("I worked at Acme"), unlike events
 # whose result stays ("I joined Acme").
 STATES = _words("work be use like love enjoy live run")
+
+# --- taken back ----------------------------------------------------------------------------
+
+# A later clause that opens like a correction ("well", "actually no", "scratch that")...
+TAKE_BACK_OPENERS = (
+    "well", "actually", "scratch", "no wait", "wait", "or", "i mean", "correction", "sorry", "just kidding",
+    "jk", "kidding", "nah", "nope", "not really", "lol jk", "no",
+)
+# ...and says the earlier words no longer hold: one of these, a negator, or a past "did".
+TAKE_BACK_SIGNS = _words("kidding joking jk scratch wait anymore now forgotten")
+PAST_AUXILIARIES = _words("did was were could had used")
+# A next sentence that opens by dropping it: "Goal was to learn Japanese. Dropped it."
+DROPPING = _words("drop abandon cancel scrap ditch shelve quit stop")
 
 # --- what ----------------------------------------------------------------------------------
 
@@ -85,8 +111,9 @@ CUES: Mapping[str, frozenset[str]] = MappingProxyType(
         "born_on": _words("bear born birthday birth birthdate bday"),
         "died_on": _words("die dead death pass funeral lose"),
         "likes": _words(
-            """like love enjoy adore favorite favourite fan into obsess obsessed addict addicted
-            hooked crazy mad fond passion passionate dig appreciate keen"""
+            """like love enjoy adore favorite favourite fav fave fan into obsess obsessed addict
+            addicted hooked crazy mad fond passion passionate dig appreciate keen enough tired
+            thing best hobby live"""
         ),
         "prefers": _words(
             "prefer preference rather instead over than favorite favourite better choose pick always"

@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graph.memory import senses, stance
+from graph.memory.dates import DateParts, date_parts, find_date_mentions
+from graph.memory.predicates import PREDICATE_RULES
 from graph.memory.models import Verdict
 from graph.memory.sentences import Fragment, find_span, lemmas_of, read_fragment
 from graph.memory.stance import Focus, Mood, Time, Whose
@@ -42,6 +44,8 @@ from graph.text import normalize, tokens
 _PHRASE_SLACK = 2
 _ASSERTED_MODALITIES = frozenset({"assertion", "belief"})
 _KNOWING = frozenset({"know", "meet", "date", "marry", "introduce"})
+# Pronouns that may stand for a named subject the fragment names before them.
+_REFERRING = frozenset({"he", "she", "they", "his", "her", "their", "him", "them"})
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,8 @@ class _Claim:
     statement: ClaimStatement
     object_terms: tuple[frozenset[str], ...]
     object_words: frozenset[str]
+    # The object's date, for predicates whose object is one (born_on, died_on).
+    date: DateParts | None
     about_speaker: bool
     # The lemmas of a named subject's words; empty when the subject is the person themself.
     subject_terms: frozenset[str]
@@ -139,7 +145,9 @@ class _Settled:
     depth: int
 
 
-def _subject_problem(claim: _Claim, whose: Whose, who: str, cue_lemmas: frozenset[str]) -> str | None:
+def _subject_problem(
+    claim: _Claim, whose: Whose, who: str, cue_lemmas: frozenset[str], named_earlier: bool
+) -> str | None:
     if claim.about_speaker:
         if whose is Whose.SPEAKER:
             return None
@@ -150,7 +158,7 @@ def _subject_problem(claim: _Claim, whose: Whose, who: str, cue_lemmas: frozense
             "the person says of themself"
         )
     subject = label(claim.statement.subject)
-    if whose is Whose.SUBJECT or (whose is Whose.OTHER and who.casefold() in {"he", "she", "they"}):
+    if whose is Whose.SUBJECT or (named_earlier and whose is Whose.OTHER and who.casefold() in _REFERRING):
         return None
     about = "the speaker" if whose is Whose.SPEAKER else f"'{who}'"
     return f"the sentence is about {about}, not {subject}"
@@ -204,7 +212,10 @@ def _read_mention(fragment: Fragment, mention: tuple[int, int], claim: _Claim, w
     whose, who, subject_at = stance.find_subject(
         fragment, focus, claim.subject_terms, claim.predicate in senses.PERSON_OBJECTS
     )
-    problem = _subject_problem(claim, whose, who, cue_lemmas)
+    named_earlier = any(
+        not claim.subject_terms.isdisjoint(word.lemmas) for word in fragment.words[: focus.anchor]
+    )
+    problem = _subject_problem(claim, whose, who, cue_lemmas, named_earlier)
     if problem is not None:
         return _Settled(Reading.UNSETTLED, f"{found_at}, but {problem}", 2)
     return _read_stance(fragment, focus, claim, subject_at, found_at)
@@ -213,7 +224,7 @@ def _read_mention(fragment: Fragment, mention: tuple[int, int], claim: _Claim, w
 def _read_stance(
     fragment: Fragment, focus: Focus, claim: _Claim, subject_at: int | None, found_at: str
 ) -> _Settled:
-    reported = stance.reporter(fragment, subject_at, focus.anchor)
+    reported = stance.reporter(fragment, subject_at, focus)
     if reported is not None:
         return _Settled(
             Reading.UNSETTLED,
@@ -252,7 +263,11 @@ def _said_by(claim: _Claim, found: Mood) -> str:
 def _read(claim: _Claim, text: str, number: int) -> FragmentReading:
     fragment = read_fragment(text)
     where = f"fragment {number}"
-    mentions = find_mentions(fragment, claim.object_terms, claim.object_words)
+    mentions = (
+        find_date_mentions(fragment, claim.date)
+        if claim.date is not None
+        else find_mentions(fragment, claim.object_terms, claim.object_words)
+    )
     span = find_span(fragment, claim.statement.evidence) if claim.statement.evidence else None
     if span is not None:
         sentences = {fragment.words[position].sentence for position in span}
@@ -298,6 +313,7 @@ class SentenceVerifier:
     @staticmethod
     def _claim(claim: ClaimStatement) -> _Claim:
         about_speaker = normalize(claim.subject) in SELF_SUBJECTS
+        rule = PREDICATE_RULES.get(claim.predicate)
         subject_terms = frozenset() if about_speaker else frozenset(
             lemma for term in search_terms(claim.subject) for lemma in lemmas_of(term)
         )
@@ -306,6 +322,7 @@ class SentenceVerifier:
             about_speaker=about_speaker,
             object_terms=_object_terms(claim.object),
             object_words=frozenset(tokens(claim.object)),
+            date=date_parts(claim.object) if rule is not None and rule.object_is_date else None,
             subject_terms=subject_terms,
             cues=senses.CUES.get(claim.predicate, frozenset()),
         )

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from lemminflect import getAllLemmas
+from lemminflect import getAllLemmas, getAllLemmasOOV
 
 from graph.text import normalize, tokens
 
@@ -33,6 +33,9 @@ _QUOTE = re.compile(r"[\"\u201c\u201d]")
 CONTRAST_WORDS = frozenset({"but", "though", "although", "however", "whereas", "except", "yet"})
 # Contractions whose first part is a pronoun and whose second a verb: "she's" reads as "she is".
 _CLITICS = ("'s", "'m", "'re", "'ve", "'d", "'ll")
+_BE_CLITICS = ("'m", "'re")
+_INFLECTED_ENDINGS = ("ing", "ed", "s")
+_PRONOUNS_WITH_IS = frozenset("it he she that what there who here where how".split())
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,10 @@ class Word:
     # The whole casefolded word ("i'm", "don't"): negations and contractions are read on it.
     full: str
     lemmas: frozenset[str]
+    # Whether the English lexicon knows the word at all (a name usually is not known), and
+    # whether it may be a noun.
+    known: bool
+    noun: bool
     start: int
     end: int
     sentence: int
@@ -96,11 +103,24 @@ def _base(full: str) -> str:
 
 @lru_cache(maxsize=50_000)
 def lemmas_of(word: str) -> frozenset[str]:
-    """The word itself and every lemma the English lexicon gives it, casefolded."""
+    """The word itself and every lemma the English lexicon gives it, casefolded; a word it
+    does not know but that ends like an inflection also gets lemminflect's guess of its stem
+    ("lifeguarding" -> lifeguard)."""
     found = {word}
-    for readings in getAllLemmas(word).values():
-        found.update(lemma.casefold() for lemma in readings)
+    readings = getAllLemmas(word)
+    if not readings and word.endswith(_INFLECTED_ENDINGS):
+        readings = getAllLemmasOOV(word, "VERB")
+    for lemmas in readings.values():
+        found.update(lemma.casefold() for lemma in lemmas)
     return frozenset(found)
+
+
+def _word_lemmas(full: str, base: str) -> frozenset[str]:
+    """The base's lemmas, with "be" for the verb a contraction hides ("i'm", "it's")."""
+    lemmas = lemmas_of(base)
+    if full.endswith(_BE_CLITICS) or (full.endswith("'s") and base in _PRONOUNS_WITH_IS):
+        return lemmas | {"be"}
+    return lemmas
 
 
 def _boundaries(text: str, pattern: re.Pattern[str]) -> list[int]:
@@ -120,12 +140,15 @@ def read_fragment(text: str) -> Fragment:
         if words and (full in CONTRAST_WORDS or _count_between(clause_ends, words[-1].end, match.start())):
             clause += 1
         base = _base(full)
+        readings = getAllLemmas(base)
         words.append(
             Word(
                 written=match.group(),
                 base=base,
                 full=full,
-                lemmas=lemmas_of(base),
+                lemmas=_word_lemmas(full, base),
+                known=bool(readings),
+                noun="NOUN" in readings,
                 start=match.start(),
                 end=match.end(),
                 sentence=bisect_left(sentence_ends, match.start()),

@@ -3,14 +3,14 @@ denied, hedged, wished, asked or reported, when it holds, and whether a later cl
 back. Pure functions over `sentences.Fragment`; the verdict is the verifier's business.
 
 The reading is a set of clause rules over lemmas, not a parse (docs/memory.md says why):
-- who: the nearest subject before the words that say the claim, within their clause (or an
-  earlier clause of the sentence): a first-person word is the speaker; "my sister", "Dad",
-  "she", a capitalised name are someone else; no subject at all is the speaker's own elided
-  "I" of diary-style speech ("Started at Quillmark on Monday").
-- denied: a negator between that clause's start and the object whose reach no new subject
-  cuts; one that negates a verb of thinking ("I don't think I...") hedges instead.
+- who: the nearest subject before the words that say the claim, within their sentence: a
+  first-person word is the speaker; "my sister", "Dad", "she", a name are someone else; no
+  subject at all is the speaker's own elided "I" of diary-style speech ("Started at Quillmark").
+- denied: a negator from that subject to the object (or to a cue after it) whose reach no new
+  subject cuts; one that negates a verb of thinking ("I don't think I...") hedges instead.
 - mood: a question, a wish, a plan, a hedge or a belief in the clause or in subject-less
-  clauses leading up to it; a reporting verb whose subject is someone else ("my boss says").
+  clauses leading up to it; a reporting verb whose subject is someone else ("my boss says"),
+  unless a later clause agrees ("and she's right").
 - time: ended ("used to", "no longer", "left"), past (a state verb in the past tense, "until
   June"), future ("next month", "will").
 """
@@ -25,7 +25,8 @@ from functools import lru_cache
 from lemminflect import getAllInflections
 
 from graph.memory import senses
-from graph.memory.sentences import Fragment, Word
+from graph.memory.sentences import CONTRAST_WORDS, Fragment, Word
+from graph.text import STOP_WORDS
 
 
 class Whose(StrEnum):
@@ -41,7 +42,6 @@ class Mood(StrEnum):
     PLAN = "plan"
     HEDGE = "hedge"
     BELIEF = "belief"
-    REPORTED = "reported"
 
 
 class Time(StrEnum):
@@ -49,21 +49,6 @@ class Time(StrEnum):
     ENDED = "ended"
     PAST = "past"
     FUTURE = "future"
-
-
-@dataclass(frozen=True)
-class Reading:
-    """One mention of the object, read in its sentence. Phrases quote the fragment's words."""
-
-    whose: Whose
-    who: str
-    negation: str | None
-    denial: str | None
-    mood: Mood
-    mood_phrase: str
-    time: Time
-    time_phrase: str
-    taken_back: str | None
 
 
 @dataclass(frozen=True)
@@ -78,25 +63,63 @@ class Focus:
     def anchor(self) -> int:
         return self.first if self.cue is None else min(self.cue, self.first)
 
+    @property
+    def end(self) -> int:
+        return self.last if self.cue is None else max(self.cue, self.last)
 
-def _phrase(words: Sequence[Word], first: int, last: int) -> str:
+    def holds(self, position: int) -> bool:
+        return self.first <= position <= self.last
+
+
+def phrase(words: Sequence[Word], first: int, last: int) -> str:
     return " ".join(word.written for word in words[first : last + 1])
+
+
+def _next_is(words: Sequence[Word], position: int, *bases: str) -> bool:
+    return position + 1 < len(words) and words[position + 1].base in bases
+
+
+@lru_cache(maxsize=4_096)
+def _forms(lemma: str, tag: str) -> frozenset[str]:
+    return frozenset(getAllInflections(lemma).get(tag, ()))
+
+
+def _has_form(word: Word, tag: str, lemmas: frozenset[str] | None = None) -> bool:
+    return any(word.full in _forms(lemma, tag) for lemma in (word.lemmas if lemmas is None else lemmas))
 
 
 # --- who -----------------------------------------------------------------------------------
 
 
 def _is_person_noun(word: Word) -> bool:
-    return not word.lemmas.isdisjoint(senses.PERSON_NOUNS)
+    # "stepson", "stepmum": a step-relation is a relation.
+    return not word.lemmas.isdisjoint(senses.PERSON_NOUNS) or word.base.removeprefix("step") in senses.PERSON_NOUNS
 
 
 def _is_name(words: Sequence[Word], position: int) -> bool:
     word = words[position]
-    if not word.capitalised or word.base == "i" or word.base in senses.SPEAKER_WORDS:
+    if not word.capitalised or word.base in senses.SPEAKER_WORDS or word.base in STOP_WORDS:
         return False
-    at_start = position == 0 or words[position - 1].sentence != word.sentence
-    # A capital at a sentence's start proves nothing unless the lexicon does not know the word.
-    return not at_start or len(word.lemmas) == 1
+    if position > 0 and words[position - 1].sentence == word.sentence:
+        return True
+    # A capital at a sentence's start proves nothing, unless the lexicon does not know the word
+    # or a verb that agrees with someone else follows ("Priya works", "Tom is").
+    following = words[position + 1] if position + 1 < len(words) else None
+    return not word.known or (following is not None and _third_person_verb(following))
+
+
+def _third_person_verb(word: Word) -> bool:
+    return word.full in {"is", "was", "has", "does"} or (
+        word.full.endswith("s") and _has_form(word, "VBZ") and not _has_form(word, "NNS")
+    )
+
+
+def is_person(words: Sequence[Word], position: int) -> bool:
+    """Someone other than the speaker: a pronoun, a person noun, a name, "the receptionist"."""
+    word = words[position]
+    if word.base in senses.OTHER_PRONOUNS or _is_person_noun(word) or _is_name(words, position):
+        return True
+    return word.noun and word.base.endswith(senses.AGENT_ENDINGS)
 
 
 def _subject_at(
@@ -108,16 +131,11 @@ def _subject_at(
         return Whose.SUBJECT, position
     if word.base in senses.SPEAKER_SUBJECTS:
         return Whose.SPEAKER, position
-    if word.base in senses.OTHER_PRONOUNS:
-        return Whose.OTHER, position
-    inside_focus = focus.first <= position <= focus.last
-    if _is_person_noun(word) and not inside_focus:
-        owner = words[position - 1] if position > 0 else None
-        start = position - 1 if owner is not None and owner.base in senses.SPEAKER_POSSESSIVES else position
-        return Whose.OTHER, start
-    if _is_name(words, position) and not inside_focus:
-        return Whose.OTHER, position
-    return None
+    if focus.holds(position) or not (word.base in senses.OTHER_PRONOUNS or _is_person_noun(word) or _is_name(words, position)):
+        return None
+    owner = words[position - 1] if position > 0 else None
+    start = position - 1 if owner is not None and owner.base in senses.SPEAKER_POSSESSIVES else position
+    return Whose.OTHER, start
 
 
 def find_subject(
@@ -129,8 +147,10 @@ def find_subject(
     sentence = fragment.sentence_range(anchor)
     for position in range(anchor - 1, sentence.start - 1, -1):
         word = words[position]
-        if word.base in senses.SPEAKER_POSSESSIVES and position == anchor - 1:
-            # "my job at Acme", "my sister Anna": the speaker's own.
+        if word.base in senses.SPEAKER_POSSESSIVES and not any(
+            _is_person_noun(words[between]) for between in range(position + 1, anchor)
+        ):
+            # "my job at Acme", "my full legal name": the speaker's own.
             return Whose.SPEAKER, word.written, position
         found = _subject_at(words, position, focus, subject_terms)
         if found is None:
@@ -138,40 +158,41 @@ def find_subject(
         whose, start = found
         if person_object and whose is Whose.OTHER and words[start].base in senses.SPEAKER_POSSESSIVES:
             # "my friend Tom": naming the speaker's relation is saying the speaker knows them.
-            return Whose.SPEAKER, _phrase(words, start, position), start
-        return whose, _phrase(words, start, position), start
+            return Whose.SPEAKER, phrase(words, start, position), start
+        return whose, phrase(words, start, position), start
     return Whose.SPEAKER, "", None
 
 
-def reporter(fragment: Fragment, subject_at: int | None, anchor: int) -> str | None:
-    """The words of someone else reporting the statement ("my boss says"), if anyone does."""
+def reporter(fragment: Fragment, subject_at: int | None, focus: Focus) -> str | None:
+    """The words of someone else reporting the statement ("my boss says"), unless the speaker
+    agrees later in the sentence ("and honestly she's right")."""
     words = fragment.words
-    sentence = fragment.sentence_range(anchor)
-    end = subject_at if subject_at is not None else anchor
+    sentence = fragment.sentence_range(focus.anchor)
+    end = subject_at if subject_at is not None else focus.anchor
     for position in range(end - 1, sentence.start - 1, -1):
         if not words[position].is_(*senses.REPORTING):
             continue
-        if words[position].base == "accord":
-            return _phrase(words, position, min(position + 2, end - 1))
+        if words[position].base == "accord" or words[position].base == "apparently":
+            return words[position].written
         for back in range(position - 1, sentence.start - 1, -1):
-            speaker = words[back]
-            if speaker.base in senses.SPEAKER_SUBJECTS:
+            if words[back].base in senses.SPEAKER_SUBJECTS:
                 break
-            if speaker.base in senses.OTHER_PRONOUNS or _is_person_noun(speaker) or _is_name(words, back):
-                start = back - 1 if back > 0 and words[back - 1].base in senses.SPEAKER_POSSESSIVES else back
-                return _phrase(words, max(start, sentence.start), position)
+            if is_person(words, back):
+                if any(words[later].is_(*senses.AGREEING) for later in range(focus.last + 1, sentence.stop)):
+                    return None
+                return phrase(words, back, position)
     return None
 
 
 # --- denied ----------------------------------------------------------------------------------
 
 
-def _negator(words: Sequence[Word], position: int) -> bool:
+def _is_negator(words: Sequence[Word], position: int) -> bool:
     word = words[position]
     if not (word.full in senses.NEGATORS or word.full.endswith("n't")):
         return False
-    following = words[position + 1] if position + 1 < len(words) else None
-    return following is None or following.base not in senses.NOT_DENIALS
+    following = " ".join(w.base for w in words[position + 1 : position + 3])
+    return not any(following.startswith(idiom) for idiom in senses.NOT_DENIALS)
 
 
 def _starts_subject(word: Word) -> bool:
@@ -179,30 +200,27 @@ def _starts_subject(word: Word) -> bool:
 
 
 def negation(fragment: Fragment, focus: Focus, subject_at: int | None) -> tuple[str | None, bool]:
-    """(the negating words, whether they only hedge) between the subject and the object."""
+    """(the negating words, whether they only hedge) from the subject (or the clause's start)
+    to the object, or to the cue when it follows the object in the same clause."""
     words = fragment.words
-    start = subject_at if subject_at is not None else fragment.clause_range(focus.anchor).start
-    start = min(start, fragment.clause_range(focus.first).start)
-    for position in range(start, focus.first):
-        if words[position].clause != words[focus.first].clause and position < fragment.clause_range(
-            focus.anchor
-        ).start:
-            continue
-        if not _negator(words, position):
+    clause = fragment.clause_range(focus.first)
+    start = min(clause.start, fragment.clause_range(focus.anchor).start)
+    if subject_at is not None and words[subject_at].sentence == words[focus.first].sentence:
+        start = min(start, subject_at)
+    stop = focus.end if focus.end in clause else focus.first
+    for position in range(start, stop + 1):
+        if focus.holds(position) or not _is_negator(words, position):
             continue
         later = range(position + 1, focus.anchor)
         if any(_starts_subject(words[between]) for between in later):
-            governed = next((words[p] for p in later if not words[p].is_("really", "even", "actually")), None)
+            governed = next((words[p] for p in later if words[p].base not in senses.FILLERS), None)
             if governed is not None and governed.is_(*senses.COGNITIVE):
-                return _phrase(words, position, position + 1), True
+                return phrase(words, position, position + 1), True
             continue
-        following = "no longer" if words[position].base == "no" and _next_is(words, position, "longer") else ""
-        return following or words[position].written, False
+        if words[position].base == "no" and _next_is(words, position, "longer", "more"):
+            return phrase(words, position, position + 1), False
+        return words[position].written, False
     return None, False
-
-
-def _next_is(words: Sequence[Word], position: int, *bases: str) -> bool:
-    return position + 1 < len(words) and words[position + 1].base in bases
 
 
 def denial(fragment: Fragment, focus: Focus, predicate: str) -> str | None:
@@ -214,24 +232,27 @@ def denial(fragment: Fragment, focus: Focus, predicate: str) -> str | None:
         word = words[position]
         if word.is_(*denying):
             return word.written
-        if word.base == "stand" and position > 0 and _negator(words, position - 1) and predicate == "likes":
-            return _phrase(words, position - 1, position)
+        if predicate == "likes" and word.base in {"stand", "bear"} and position > 0 and _is_negator(words, position - 1):
+            return phrase(words, position - 1, position)
     return None
 
 
 # --- mood ----------------------------------------------------------------------------------
 
 
+def _has_subject(fragment: Fragment, clause: range) -> bool:
+    return any(_starts_subject(fragment.words[p]) or is_person(fragment.words, p) for p in clause)
+
+
 def _scope(fragment: Fragment, focus: Focus) -> range:
     """The words that can hedge the focus: its clause up to the object, and the subject-less
     clauses of the sentence just before it ("Maybe one day, ...")."""
     words = fragment.words
-    clause = fragment.clause_range(focus.anchor)
-    start = clause.start
+    start = fragment.clause_range(focus.anchor).start
     sentence = fragment.sentence_range(focus.anchor)
-    while start > sentence.start:
+    while start > sentence.start and words[start].base not in CONTRAST_WORDS:
         previous = fragment.clause_range(start - 1)
-        if any(_starts_subject(words[p]) for p in previous) or words[previous.stop - 1].is_("but"):
+        if _has_subject(fragment, previous):
             break
         start = previous.start
     return range(start, focus.first)
@@ -253,36 +274,37 @@ def mood(fragment: Fragment, focus: Focus) -> tuple[Mood, str]:
         return Mood.QUESTION, "?"
     words = fragment.words
     for position in _scope(fragment, focus):
-        word = words[position]
-        if word.is_(*senses.WISHES) or (word.full in {"i'd", "id", "would"} and _next_is(words, position, "love", "like")):
-            return Mood.WISH, _phrase(words, position, position + 1)
-        if word.is_(*senses.PLANS) or (word.base == "think" and _next_is(words, position, "about", "of")):
-            return Mood.PLAN, _phrase(words, position, position + 1)
-        if word.base == "one" and _next_is(words, position, "day"):
-            return Mood.WISH, _phrase(words, position, position + 1)
-        if word.base in senses.HEDGES:
-            return Mood.HEDGE, word.written
-        if word.is_(*senses.BELIEFS) and position > 0 and words[position - 1].base in senses.SPEAKER_SUBJECTS:
-            return Mood.BELIEF, _phrase(words, position - 1, position)
+        found = _mood_word(words, position)
+        if found is not None:
+            return found
     return Mood.ASSERTED, ""
+
+
+def _mood_word(words: Sequence[Word], position: int) -> tuple[Mood, str] | None:
+    word = words[position]
+    two = phrase(words, position, position + 1)
+    if word.is_(*senses.WISHES) or (word.full in {"i'd", "id", "would"} and _next_is(words, position, "love", "like")):
+        return Mood.WISH, two
+    if word.base == "one" and _next_is(words, position, "day"):
+        return Mood.WISH, two
+    if word.is_(*senses.PLANS) or (word.is_("think", "wonder") and _next_is(words, position, "about", "of", "whether")):
+        return Mood.PLAN, two
+    if word.base in senses.HEDGES and not (word.base == "would" and _next_is(words, position, "rather")):
+        return Mood.HEDGE, word.written
+    if word.is_(*senses.BELIEFS) and position > 0 and words[position - 1].base in senses.SPEAKER_SUBJECTS:
+        return Mood.BELIEF, phrase(words, position - 1, position)
+    return None
 
 
 # --- when ----------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=4_096)
-def _past_forms(lemma: str) -> frozenset[str]:
-    return frozenset(getAllInflections(lemma).get("VBD", ()))
-
-
 def _is_past_state(words: Sequence[Word], position: int) -> bool:
     word = words[position]
-    states = word.lemmas & senses.STATES
-    if not any(word.full in _past_forms(lemma) for lemma in states):
+    if not _has_form(word, "VBD", word.lemmas & senses.STATES):
         return False
     # "I've worked here for years" is perfect, and holds now.
-    before = words[max(0, position - 2) : position]
-    return not any(earlier.is_("have") for earlier in before)
+    return not any(earlier.is_("have") for earlier in words[max(0, position - 2) : position])
 
 
 def _time_marker(words: Sequence[Word], position: int, predicate: str) -> tuple[Time, str] | None:
@@ -292,26 +314,23 @@ def _time_marker(words: Sequence[Word], position: int, predicate: str) -> tuple[
             return None
         return Time.ENDED, "used to"
     if word.base == "no" and _next_is(words, position, "longer", "more"):
-        return Time.ENDED, _phrase(words, position, position + 1)
-    if word.base in senses.ENDED:
-        return Time.ENDED, word.written
-    if predicate in {"works_at", "works_on", "uses"} and word.is_(*senses.ENDING_VERBS):
+        return Time.ENDED, phrase(words, position, position + 1)
+    if word.base in senses.ENDED or (predicate in senses.ENDING_PREDICATES and word.is_(*senses.ENDING_VERBS)):
         return Time.ENDED, word.written
     if word.base in {"until", "till"}:
-        return Time.PAST, _phrase(words, position, position + 1)
-    if word.base in senses.FUTURE or word.full.endswith("'ll"):
+        return Time.PAST, phrase(words, position, position + 1)
+    if (word.base in senses.FUTURE or word.full.endswith("'ll")) and not _next_is(words, position, *senses.HABITUAL):
         return Time.FUTURE, word.written
     if word.base in {"going", "about"} and _next_is(words, position, "to"):
-        return Time.FUTURE, _phrase(words, position, position + 1)
+        return Time.FUTURE, phrase(words, position, position + 1)
     if word.base == "next" and position + 1 < len(words) and words[position + 1].is_(*senses.FUTURE_AFTER_NEXT):
-        return Time.FUTURE, _phrase(words, position, position + 1)
-    if _is_past_state(words, position):
-        return Time.PAST, word.written
+        return Time.FUTURE, phrase(words, position, position + 1)
     return None
 
 
 def time(fragment: Fragment, focus: Focus, predicate: str) -> tuple[Time, str]:
-    """When the statement holds, by the words of its clause (and a following 'until' clause)."""
+    """When the statement holds: markers anywhere in its clause (and a following 'until'
+    clause); a state verb in the past tense only before the object ("I worked at Acme")."""
     words = fragment.words
     clause = fragment.clause_range(focus.anchor)
     end = fragment.clause_range(focus.last).stop
@@ -324,6 +343,8 @@ def time(fragment: Fragment, focus: Focus, predicate: str) -> tuple[Time, str]:
     found: tuple[Time, str] | None = None
     for position in range(clause.start, end):
         marker = _time_marker(words, position, predicate)
+        if marker is None and position < focus.first and _is_past_state(words, position):
+            marker = Time.PAST, words[position].written
         if marker is not None and (found is None or marker[0] is Time.ENDED):
             found = marker
     return found or (Time.CURRENT, "")
@@ -331,29 +352,31 @@ def time(fragment: Fragment, focus: Focus, predicate: str) -> tuple[Time, str]:
 
 # --- taken back ------------------------------------------------------------------------------
 
-_TAKE_BACK_OPENERS = frozenset({"but", "actually", "well", "or", "though", "nah", "nope", "jk", "wait", "lol"})
-_TAKE_BACK_WORDS = frozenset(
-    """not no never nope nah really anymore kidding joking jk lol haha did used to do does was were
-    is am are it that this i me so well actually or but though just anyway wait scratch mind never
-    more longer any at all now until fell through happen happened last ago week month year
-    yesterday recently then""".split()
-)
-_TAKE_BACK_SIGNS = frozenset({"kidding", "joking", "jk", "scratch", "did", "used", "fell"})
-
 
 def taken_back(fragment: Fragment, focus: Focus) -> str | None:
-    """Words of a later, content-free clause that take the statement back ("just kidding",
-    "or I did until June", "well, not really"), looked for up to the end of the next sentence."""
+    """Words of a later clause that take the statement back ("just kidding", "well, I did",
+    "scratch that", "actually no"), up to the end of the next sentence: one that opens with a
+    correction and says the earlier words no longer hold."""
     words = fragment.words
-    position = fragment.clause_range(focus.last).stop
+    said = words[focus.anchor].lemmas
+    position = fragment.clause_range(focus.end).stop
     limit_sentence = words[focus.last].sentence + 1
     while position < len(words) and words[position].sentence <= limit_sentence:
         clause = fragment.clause_range(position)
-        said = [words[p] for p in clause]
-        opener = said[0].base in _TAKE_BACK_OPENERS or said[0].sentence != words[focus.last].sentence
-        content_free = all(word.base in _TAKE_BACK_WORDS or word.full in senses.NEGATORS for word in said)
-        signs = any(word.base in _TAKE_BACK_SIGNS or word.full in senses.NEGATORS for word in said)
-        if opener and content_free and signs:
-            return _phrase(words, clause.start, clause.stop - 1)
+        opener = " ".join(word.base for word in words[clause.start : clause.start + 2])
+        dropped = words[clause.start].is_(*senses.DROPPING) and words[clause.start].sentence > words[focus.last].sentence
+        if dropped or any(opener.startswith(start) for start in senses.TAKE_BACK_OPENERS):
+            rest = range(clause.start, fragment.sentence_range(clause.start).stop)
+            sign = next((p for p in rest if _takes_back(words, p, said)), None)
+            if sign is not None:
+                return phrase(words, clause.start, min(sign, clause.start + 5))
         position = clause.stop
     return None
+
+
+def _takes_back(words: Sequence[Word], position: int, said: frozenset[str]) -> bool:
+    word = words[position]
+    if word.base in senses.TAKE_BACK_SIGNS or _is_negator(words, position):
+        return True
+    # "well, I did", "well, worked", "well, I could": the same statement put in the past.
+    return word.full in senses.PAST_AUXILIARIES or (not said.isdisjoint(word.lemmas) and _has_form(word, "VBD"))

@@ -36,7 +36,10 @@ PERSON_NOUNS = _words(
     """
 )
 # Words a reporter uses: "my boss says I'm great at Excel" is the boss's word, not the speaker's.
-REPORTING = _words("say tell think reckon claim insist mention believe swear joke hear accord apparently")
+REPORTING = _words(
+    "say tell think reckon claim insist mention believe swear joke hear accord apparently post write "
+    "announce report rumour"
+)
 # The speaker agreeing with what was reported: "my wife says I'm obsessed, and she's right".
 AGREEING = _words("right true fair guilty agree")
 # Nouns of people by what they do: "the receptionist thought...", "the teacher says...".
@@ -48,13 +51,16 @@ COGNITIVE = _words("think believe know guess feel reckon suppose expect")
 
 NEGATORS = _words(
     "not no never cannot nor neither nope nah dont doesnt didnt isnt wasnt arent werent havent "
-    "hasnt cant wont wouldnt couldnt shouldnt aint"
+    "hasnt cant wont wouldnt couldnt shouldnt aint zero nearly almost"
 )
 # What follows a negator in phrases that deny nothing ("not only", "no doubt", "can't wait",
 # "not gonna lie", "can't get enough"), as the bases of the next one or two words.
-NOT_DENIALS = (
-    "only", "just", "doubt", "wonder", "wait", "gonna lie", "going to lie", "get enough",
-    "get tired", "to mention",
+NOT_DENIALS = tuple(
+    tuple(idiom.split())
+    for idiom in (
+        "only", "just", "doubt", "wonder", "wait", "gonna lie", "going to lie", "get enough",
+        "get tired", "to mention", "always", "every",
+    )
 )
 # Words between a negator and the verb it negates that change nothing ("don't really think").
 FILLERS = _words("really even actually honestly just quite")
@@ -75,6 +81,8 @@ QUESTION_OPENERS = _words(
 ENDED = _words("anymore formerly former previously ex")
 ENDING_VERBS = _words("quit stop leave resign retire fire")
 ENDING_PREDICATES = frozenset({"works_at", "works_on", "uses"})
+# Predicates of a moment, not a state: "was born" is not "held in the past".
+EVENTS = frozenset({"born_on", "died_on", "corrected"})
 # "I'll always pick the stairs" is a habit, not a future.
 HABITUAL = _words("always never usually normally")
 FUTURE = _words("will shall gonna tomorrow soon upcoming")
@@ -86,9 +94,12 @@ STATES = _words("work be use like love enjoy live run")
 # --- taken back ----------------------------------------------------------------------------
 
 # A later clause that opens like a correction ("well", "actually no", "scratch that")...
-TAKE_BACK_OPENERS = (
-    "well", "actually", "scratch", "no wait", "wait", "or", "i mean", "correction", "sorry", "just kidding",
-    "jk", "kidding", "nah", "nope", "not really", "lol jk", "no",
+TAKE_BACK_OPENERS = tuple(
+    tuple(opener.split())
+    for opener in (
+        "well", "actually", "scratch", "wait", "or", "i mean", "correction", "sorry", "just kidding",
+        "jk", "kidding", "nah", "nope", "not really", "lol", "no",
+    )
 )
 # ...and says the earlier words no longer hold: one of these, a negator, or a past "did".
 TAKE_BACK_SIGNS = _words("kidding joking jk scratch wait anymore now forgotten")
@@ -103,13 +114,13 @@ CUES: Mapping[str, frozenset[str]] = MappingProxyType(
     {
         "works_at": _words(
             """work job employ employer employee join hire start intern internship career colleague
-            coworker boss office team role position shift onboarding onboard promote promotion
+            coworker boss team role position teach lecture shift onboarding onboard promote promotion
             salary staff contract contractor quit leave resign fire retire freelance company firm
             manager startup"""
         ),
         "identity_is": _words("name call go identify pronoun be"),
-        "born_on": _words("bear born birthday birth birthdate bday"),
-        "died_on": _words("die dead death pass funeral lose"),
+        "born_on": _words("bear born birthday birth birthdate bday b"),
+        "died_on": _words("die dead death pass funeral lose d"),
         "likes": _words(
             """like love enjoy adore favorite favourite fav fave fan into obsess obsessed addict
             addicted hooked crazy mad fond passion passionate dig appreciate keen enough tired
@@ -124,22 +135,25 @@ CUES: Mapping[str, frozenset[str]] = MappingProxyType(
         ),
         "knows": _words(
             """know meet friend call name text message chat talk colleague coworker neighbour
-            neighbor mentor buddy pal date hang lunch coffee dinner visit introduce"""
+            neighbor mentor buddy pal date hang lunch coffee dinner visit introduce bump run see
+            catch invite help hug ask tell thank email ring phone"""
         ),
         "has_skill": _words(
             """can skill skilled expert fluent speak proficient experience experienced good great
             decent certified know play code program learn teach master native train qualified
-            license licensed able"""
+            license licensed able handy nature pass confident comfortable"""
         ),
         "works_on": _words(
             """work project build develop maintain write contribute hack ship design research lead
-            launch thesis"""
+            launch thesis own restore fix renovate"""
         ),
         "has_goal": WISHES
         | PLANS
-        | _words("try save train learn someday eventually will gonna going bucket determined"),
+        | _words("try save train learn someday eventually will gonna going bucket determined sign interest"),
         "relationship_to": PERSON_NOUNS | _words("married marry date dating engaged wed"),
-        "corrected": _words("actually correction correct wrong mistake meant mean instead rather"),
+        "corrected": _words(
+            "actually correction correct wrong mistake meant mean instead rather fix typo scratch earlier"
+        ),
     }
 )
 # Lemmas that, said of the object, deny the predicate outright ("I hate jazz").

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graph.memory import senses, stance
+from graph.memory.cues import find_cue
 from graph.memory.dates import DateParts, date_parts, find_date_mentions
 from graph.memory.predicates import PREDICATE_RULES
 from graph.memory.models import Verdict
@@ -98,51 +99,13 @@ def find_mentions(
     return mentions
 
 
-def _construction_cue(fragment: Fragment, first: int, predicate: str) -> int | None:
-    """Employment said without an employment word: "a nurse at X", "been at X", "first day at X"."""
-    if predicate != "works_at" or first < 2:
-        return None
-    words = fragment.words
-    if not words[first - 1].is_("at", "for", "with"):
-        return None
-    sentence = fragment.sentence_range(first)
-    before = [p for p in range(max(sentence.start, first - 7), first - 1)]
-    for position in before:
-        word = words[position]
-        if word.base in {"a", "an", "as"} or word.is_("be") and position == first - 2:
-            return position
-        if word.base == "first" and position + 1 < first and words[position + 1].is_("day", "week", "month"):
-            return position
-    return None
-
-
-def _cue(fragment: Fragment, mention: tuple[int, int], claim: _Claim) -> int | None:
-    """Where the predicate is said nearest the object in its sentence; None when it is not."""
-    first, last = mention
-    construction = _construction_cue(fragment, first, claim.predicate)
-    if construction is not None:
-        return construction
-    words = fragment.words
-    sentence = fragment.sentence_range(first)
-    found = [
-        position
-        for position in sentence
-        if not first <= position <= last and not words[position].lemmas.isdisjoint(claim.cues)
-    ]
-    if claim.predicate == "knows":
-        found += [p for p in sentence if words[p].base in senses.SPEAKER_WORDS and not first <= p <= last]
-    if not found:
-        return None
-    # The nearest, and of two equally near the one before the object.
-    return min(found, key=lambda position: (abs(position - first), position > first))
-
-
 @dataclass(frozen=True)
 class _Settled:
     reading: Reading
     detail: str
     # How far the reading got: a reason from a mention that got further explains more.
     depth: int
+    taken_back: bool = False
 
 
 def _subject_problem(
@@ -196,9 +159,11 @@ def _time_reading(claim: _Claim, found: Time, phrase: str) -> tuple[Reading, str
     return Reading.UNSETTLED, f"'{phrase}' says it held in the past: send valid_to with the day it ended"
 
 
-def _read_mention(fragment: Fragment, mention: tuple[int, int], claim: _Claim, where: str) -> _Settled:
+def _read_mention(
+    fragment: Fragment, mention: tuple[int, int], claim: _Claim, where: str, span: range | None
+) -> _Settled:
     found_at = f"object {label(claim.statement.object)} found in {where}"
-    cue = _cue(fragment, mention, claim)
+    cue = find_cue(fragment, Focus(mention[0], mention[1], None), claim.predicate, claim.cues, span)
     if cue is None and claim.cues:
         examples = ", ".join(sorted(claim.cues)[:5])
         return _Settled(
@@ -250,7 +215,7 @@ def _read_stance(
         return _Settled(timed[0], f"{found_at}, but {timed[1]}", 5)
     taken = stance.taken_back(fragment, focus)
     if taken is not None:
-        return _Settled(Reading.UNSETTLED, f"{found_at}, but a later '{taken}' takes it back", 6)
+        return _Settled(Reading.UNSETTLED, f"{found_at}, but a later '{taken}' takes it back", 6, taken_back=True)
     return _Settled(Reading.AFFIRMS, f"{found_at}, said by {_said_by(claim, found_mood)}", 7)
 
 
@@ -274,7 +239,12 @@ def _read(claim: _Claim, text: str, number: int) -> FragmentReading:
         mentions = [m for m in mentions if fragment.words[m[0]].sentence in sentences] or mentions
     if not mentions:
         return FragmentReading(Reading.UNSETTLED, _object_missing(claim, fragment, where))
-    settled = [_read_mention(fragment, mention, claim, where) for mention in mentions]
+    settled: list[_Settled] = []
+    for mention in mentions:
+        settled.append(_read_mention(fragment, mention, claim, where, span))
+        if settled[-1].taken_back:
+            # Later mentions sit in the words that took it back.
+            return FragmentReading(settled[-1].reading, settled[-1].detail)
     deciding = [reading for reading in settled if reading.reading is not Reading.UNSETTLED]
     chosen = deciding[-1] if deciding else max(settled, key=lambda reading: reading.depth)
     return FragmentReading(chosen.reading, chosen.detail)

@@ -100,16 +100,19 @@ def _is_name(words: Sequence[Word], position: int) -> bool:
     word = words[position]
     if not word.capitalised or word.base in senses.SPEAKER_WORDS or word.base in STOP_WORDS:
         return False
-    if position > 0 and words[position - 1].sentence == word.sentence:
-        return True
-    # A capital at a sentence's start proves nothing, unless the lexicon does not know the word
-    # or a verb that agrees with someone else follows ("Priya works", "Tom is").
+    # A capital proves little by itself ("National Insurance", a sentence's first word): a
+    # name is a word the lexicon does not know, one that owns something ("Tom's brother"), or
+    # one a verb agreeing with someone else follows ("Priya works", "Tom is").
     following = words[position + 1] if position + 1 < len(words) else None
-    return not word.known or (following is not None and _third_person_verb(following))
+    return (
+        not word.known
+        or word.full.endswith("'s")
+        or (following is not None and _third_person_verb(following))
+    )
 
 
 def _third_person_verb(word: Word) -> bool:
-    return word.full in {"is", "was", "has", "does"} or (
+    return word.full in {"is", "has", "does"} or (
         word.full.endswith("s") and _has_form(word, "VBZ") and not _has_form(word, "NNS")
     )
 
@@ -131,7 +134,12 @@ def _subject_at(
         return Whose.SUBJECT, position
     if word.base in senses.SPEAKER_SUBJECTS:
         return Whose.SPEAKER, position
-    if focus.holds(position) or not (word.base in senses.OTHER_PRONOUNS or _is_person_noun(word) or _is_name(words, position)):
+    if focus.holds(position) or not (
+        word.base in senses.OTHER_PRONOUNS or _is_person_noun(word) or _is_name(words, position)
+    ):
+        return None
+    if _next_is(words, position, "called", "named") and position + 2 == focus.first:
+        # "Someone called Tom": the words that introduce the object, not who acts.
         return None
     owner = words[position - 1] if position > 0 else None
     start = position - 1 if owner is not None and owner.base in senses.SPEAKER_POSSESSIVES else position
@@ -156,7 +164,8 @@ def find_subject(
         if found is None:
             continue
         whose, start = found
-        if person_object and whose is Whose.OTHER and words[start].base in senses.SPEAKER_POSSESSIVES:
+        owned = whose is Whose.OTHER and words[start].base in senses.SPEAKER_POSSESSIVES
+        if person_object and owned and position + 1 == focus.first:
             # "my friend Tom": naming the speaker's relation is saying the speaker knows them.
             return Whose.SPEAKER, phrase(words, start, position), start
         return whose, phrase(words, start, position), start
@@ -191,8 +200,8 @@ def _is_negator(words: Sequence[Word], position: int) -> bool:
     word = words[position]
     if not (word.full in senses.NEGATORS or word.full.endswith("n't")):
         return False
-    following = " ".join(w.base for w in words[position + 1 : position + 3])
-    return not any(following.startswith(idiom) for idiom in senses.NOT_DENIALS)
+    following = tuple(w.base for w in words[position + 1 : position + 3])
+    return not any(following[: len(idiom)] == idiom for idiom in senses.NOT_DENIALS)
 
 
 def _starts_subject(word: Word) -> bool:
@@ -343,7 +352,8 @@ def time(fragment: Fragment, focus: Focus, predicate: str) -> tuple[Time, str]:
     found: tuple[Time, str] | None = None
     for position in range(clause.start, end):
         marker = _time_marker(words, position, predicate)
-        if marker is None and position < focus.first and _is_past_state(words, position):
+        lasting = predicate not in senses.EVENTS
+        if marker is None and lasting and position < focus.first and _is_past_state(words, position):
             marker = Time.PAST, words[position].written
         if marker is not None and (found is None or marker[0] is Time.ENDED):
             found = marker
@@ -363,9 +373,10 @@ def taken_back(fragment: Fragment, focus: Focus) -> str | None:
     limit_sentence = words[focus.last].sentence + 1
     while position < len(words) and words[position].sentence <= limit_sentence:
         clause = fragment.clause_range(position)
-        opener = " ".join(word.base for word in words[clause.start : clause.start + 2])
-        dropped = words[clause.start].is_(*senses.DROPPING) and words[clause.start].sentence > words[focus.last].sentence
-        if dropped or any(opener.startswith(start) for start in senses.TAKE_BACK_OPENERS):
+        opener = tuple(word.base for word in words[clause.start : clause.start + 2])
+        later_sentence = words[clause.start].sentence > words[focus.last].sentence
+        dropped = later_sentence and words[clause.start].is_(*senses.DROPPING)
+        if dropped or any(opener[: len(start)] == start for start in senses.TAKE_BACK_OPENERS):
             rest = range(clause.start, fragment.sentence_range(clause.start).stop)
             sign = next((p for p in rest if _takes_back(words, p, said)), None)
             if sign is not None:

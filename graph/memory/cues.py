@@ -15,6 +15,7 @@ from graph.memory.sentences import Fragment, Word
 from graph.memory.stance import Focus
 
 CUE_REACH = 8
+_AFTERTHOUGHT_WORDS = 6
 _ARTICLES = frozenset({"a", "an", "the", "my", "our", "some", "this", "that"})
 _TIME_OF_GOALS = frozenset({"year", "yr", "month", "summer", "spring", "autumn", "winter", "week"})
 
@@ -138,6 +139,23 @@ def _lemma_cues(fragment: Fragment, focus: Focus, cues: frozenset[str]) -> list[
     ]
 
 
+def _afterthought_cues(fragment: Fragment, focus: Focus, cues: frozenset[str]) -> list[int]:
+    """Cues in a short subject-less sentence right after the object's ("Pottery class again.
+    Best part of my week."): diary speech often says the predicate as an afterthought."""
+    words = fragment.words
+    following = fragment.sentence_range(focus.last).stop
+    if following >= len(words):
+        return []
+    sentence = fragment.sentence_range(following)
+    if len(sentence) > _AFTERTHOUGHT_WORDS or any(_subject_word(words[p]) for p in sentence):
+        return []
+    return [p for p in sentence if not words[p].lemmas.isdisjoint(cues)]
+
+
+def _subject_word(word: Word) -> bool:
+    return word.base in senses.SPEAKER_SUBJECTS or word.base in senses.OTHER_PRONOUNS
+
+
 def _not_a_cue(words: Sequence[Word], position: int) -> bool:
     """Cue words in a sense that says something else: "meant to" (an intention)."""
     following = words[position + 1].base if position + 1 < len(words) else ""
@@ -150,7 +168,7 @@ def find_cue(fragment: Fragment, focus: Focus, predicate: str, cues: frozenset[s
         found = construction(fragment, focus)
         if found is not None:
             return found
-    candidates = _lemma_cues(fragment, focus, cues)
+    candidates = _lemma_cues(fragment, focus, cues) + _afterthought_cues(fragment, focus, cues)
     if predicate == "knows":
         sentence = fragment.sentence_range(focus.first)
         candidates += [p for p in sentence if fragment.words[p].base in senses.SPEAKER_WORDS]
@@ -168,6 +186,9 @@ def _speakers_relation(words: Sequence[Word], position: int) -> bool:
     """A relation noun counts when the speaker owns it ("my stepson", "our daughter"); a verb
     ("married", "dating") says it by itself."""
     word = words[position]
-    if word.lemmas.isdisjoint(senses.PERSON_NOUNS) and word.base.removeprefix("step") not in senses.PERSON_NOUNS:
+    if word.lemmas.isdisjoint(senses.PERSON_NOUNS):
+        return True
+    if word.capitalised and not word.full.endswith("'s") and (position == 0 or not words[position - 1].noun):
+        # "Mum (Rosa) turned seventy": a kinship word used as a name is the speaker's own.
         return True
     return any(earlier.base in senses.SPEAKER_POSSESSIVES for earlier in words[max(0, position - 3) : position])

@@ -21,9 +21,11 @@ def _words(text: str) -> frozenset[str]:
 SPEAKER_SUBJECTS = _words("i im ive id we")
 SPEAKER_WORDS = _words("i im ive id me my mine myself we us our ours ourselves")
 SPEAKER_POSSESSIVES = _words("my our")
-OTHER_PRONOUNS = _words(
-    "he she they his her their him them someone somebody everyone everybody nobody people you your"
-)
+OTHER_PRONOUNS = _words("he she they his her their someone somebody everyone everybody nobody people you your")
+# Pronouns that never stand as a subject.
+OBJECT_PRONOUNS = _words("him them")
+# Words opening a clause whose subject is its own: a subject is not looked for before them.
+CONNECTIVES = _words("and since because so then while as which who that when where")
 # Nouns naming a person (or a pet) in someone's life: "my sister", "Dad", "her boss".
 PERSON_NOUNS = _words(
     """
@@ -32,7 +34,8 @@ PERSON_NOUNS = _words(
     colleague coworker teammate neighbour neighbor roommate flatmate housemate cousin aunt uncle
     niece nephew grandma grandpa grandmother grandfather granny nan nana gran grandparent
     girlfriend boyfriend fiance fiancee ex teacher doctor therapist coach mentor client landlord
-    family bf gf hubby dog cat puppy pup stepmom stepdad mil fil sis bro
+    family bf gf hubby dog cat puppy pup sis bro stepson stepdaughter stepmum stepmom stepdad
+    stepfather stepmother stepbrother stepsister stepchild stepkid
     """
 )
 # Words a reporter uses: "my boss says I'm great at Excel" is the boss's word, not the speaker's.

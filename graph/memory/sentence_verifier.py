@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lemminflect import getAllLemmas
+
 from graph.memory import senses, stance
 from graph.memory.cues import find_cue
 from graph.memory.dates import DateParts, date_parts, find_date_mentions
@@ -44,7 +46,6 @@ from graph.text import normalize, tokens
 
 _PHRASE_SLACK = 2
 _ASSERTED_MODALITIES = frozenset({"assertion", "belief"})
-_KNOWING = frozenset({"know", "meet", "date", "marry", "introduce"})
 # Pronouns that may stand for a named subject the fragment names before them.
 _REFERRING = frozenset({"he", "she", "they", "his", "her", "their", "him", "them"})
 
@@ -67,8 +68,12 @@ class _Claim:
 
 
 def _object_terms(value: str) -> tuple[frozenset[str], ...]:
+    """The object's search terms by lemma, less company endings ("Corp") and a leading verb of
+    a longer object ("buy a flat", "lives in Leeds"): people say the thing, not the verb."""
     terms = search_terms(value)
     kept = [term for term in terms if term not in senses.ORG_SUFFIXES] or list(terms)
+    if len(kept) > 1 and "VERB" in getAllLemmas(kept[0]) and tokens(value)[0] == kept[0]:
+        kept = kept[1:]
     return tuple(lemmas_of(term) for term in kept)
 
 
@@ -108,13 +113,9 @@ class _Settled:
     taken_back: bool = False
 
 
-def _subject_problem(
-    claim: _Claim, whose: Whose, who: str, cue_lemmas: frozenset[str], named_earlier: bool
-) -> str | None:
+def _subject_problem(claim: _Claim, whose: Whose, who: str, named_earlier: bool) -> str | None:
     if claim.about_speaker:
         if whose is Whose.SPEAKER:
-            return None
-        if claim.predicate == "knows" and cue_lemmas.isdisjoint(_KNOWING):
             return None
         return (
             f"the sentence is about '{who}', not the person: send subject '{who}' or a sentence "
@@ -173,17 +174,31 @@ def _read_mention(
             1,
         )
     focus = Focus(mention[0], mention[1], cue)
-    cue_lemmas = fragment.words[cue].lemmas if cue is not None else frozenset()
-    whose, who, subject_at = stance.find_subject(
-        fragment, focus, claim.subject_terms, claim.predicate in senses.PERSON_OBJECTS
-    )
-    named_earlier = any(
-        not claim.subject_terms.isdisjoint(word.lemmas) for word in fragment.words[: focus.anchor]
-    )
-    problem = _subject_problem(claim, whose, who, cue_lemmas, named_earlier)
+    problem, subject_at = _whose_problem(fragment, focus, claim)
     if problem is not None:
         return _Settled(Reading.UNSETTLED, f"{found_at}, but {problem}", 2)
     return _read_stance(fragment, focus, claim, subject_at, found_at)
+
+
+def _whose_problem(fragment: Fragment, focus: Focus, claim: _Claim) -> tuple[str | None, int | None]:
+    """What is wrong with who the words are about, if anything, and where their subject is."""
+    whose, who, subject_at = stance.find_subject(
+        fragment, focus, claim.subject_terms, claim.predicate in senses.PERSON_OBJECTS
+    )
+    if whose is Whose.SPEAKER and not claim.about_speaker and claim.predicate in senses.EVENTS:
+        if stance.named_after(fragment, focus, claim.subject_terms):
+            return None, subject_at
+    named_earlier = any(not claim.subject_terms.isdisjoint(word.lemmas) for word in fragment.words[: focus.anchor])
+    problem = _subject_problem(claim, whose, who, named_earlier)
+    if problem is None and claim.predicate == "identity_is":
+        named = stance.names_another(fragment, focus)
+        if named is not None:
+            problem = f"it names '{named}', not the person"
+    if problem is None and not claim.cues:
+        described = stance.attributive(fragment, focus)
+        if described is not None:
+            problem = f"'{described}' uses it to describe something, not to say it of anyone"
+    return problem, subject_at
 
 
 def _read_stance(

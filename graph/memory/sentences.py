@@ -26,7 +26,8 @@ from graph.text import normalize, tokens
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
-_SENTENCE_END = re.compile(r"[.!?\n\u3002]+")
+# A full stop after a lone letter or a title ("d. 2018", "Dr. Osei") ends no sentence.
+_SENTENCE_END = re.compile(r"(?<!\b[A-HJ-Za-hj-z])(?<!\b(?:Mr|Ms|Dr|St))(?<!\bMrs)[.!?\n\u3002]+")
 _CLAUSE_END = re.compile(r"[,;:()\[\]{}\u2013\u2014\u3001]|(?<=\s)-(?=\s)|--")
 _QUOTE = re.compile(r"[\"\u201c\u201d]")
 # Words that open a new clause even without punctuation before them.
@@ -34,6 +35,7 @@ CONTRAST_WORDS = frozenset({"but", "though", "although", "however", "whereas", "
 # Contractions whose first part is a pronoun and whose second a verb: "she's" reads as "she is".
 _CLITICS = ("'s", "'m", "'re", "'ve", "'d", "'ll")
 _BE_CLITICS = ("'m", "'re")
+_VERB_CLITICS = ("'m", "'re", "'ve", "'ll", "'d")
 _INFLECTED_ENDINGS = ("ing", "ed", "s")
 _PRONOUNS_WITH_IS = frozenset("it he she that what there who here where how".split())
 
@@ -52,6 +54,7 @@ class Word:
     # whether it may be a noun.
     known: bool
     noun: bool
+    verb: bool
     start: int
     end: int
     sentence: int
@@ -149,6 +152,7 @@ def read_fragment(text: str) -> Fragment:
                 lemmas=_word_lemmas(full, base),
                 known=bool(readings),
                 noun="NOUN" in readings,
+                verb="VERB" in readings or "AUX" in readings or full.endswith(_VERB_CLITICS),
                 start=match.start(),
                 end=match.end(),
                 sentence=bisect_left(sentence_ends, match.start()),

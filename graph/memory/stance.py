@@ -92,8 +92,7 @@ def _has_form(word: Word, tag: str, lemmas: frozenset[str] | None = None) -> boo
 
 
 def _is_person_noun(word: Word) -> bool:
-    # "stepson", "stepmum": a step-relation is a relation.
-    return not word.lemmas.isdisjoint(senses.PERSON_NOUNS) or word.base.removeprefix("step") in senses.PERSON_NOUNS
+    return not word.lemmas.isdisjoint(senses.PERSON_NOUNS)
 
 
 def _is_name(words: Sequence[Word], position: int) -> bool:
@@ -138,6 +137,11 @@ def _subject_at(
         word.base in senses.OTHER_PRONOUNS or _is_person_noun(word) or _is_name(words, position)
     ):
         return None
+    if word.base in senses.OBJECT_PRONOUNS or (
+        word.base == "you" and (position + 1 >= len(words) or not words[position + 1].verb)
+    ):
+        # "told you yesterday", "visiting them": not who the sentence is about.
+        return None
     if _next_is(words, position, "called", "named") and position + 2 == focus.first:
         # "Someone called Tom": the words that introduce the object, not who acts.
         return None
@@ -152,8 +156,7 @@ def find_subject(
     """Who the words at `focus` are said of: (whose, their words, where they stand)."""
     words = fragment.words
     anchor = focus.anchor
-    sentence = fragment.sentence_range(anchor)
-    for position in range(anchor - 1, sentence.start - 1, -1):
+    for position in range(anchor - 1, _subject_reach(fragment, anchor) - 1, -1):
         word = words[position]
         if word.base in senses.SPEAKER_POSSESSIVES and not any(
             _is_person_noun(words[between]) for between in range(position + 1, anchor)
@@ -170,6 +173,52 @@ def find_subject(
             return Whose.SPEAKER, phrase(words, start, position), start
         return whose, phrase(words, start, position), start
     return Whose.SPEAKER, "", None
+
+
+def named_after(fragment: Fragment, focus: Focus, subject_terms: frozenset[str]) -> bool:
+    """Whether the named subject stands between the cue and the object ("Lost Nana on ...",
+    "since Dad died"): an event said of them with the speaker as witness."""
+    words = fragment.words
+    return any(
+        not subject_terms.isdisjoint(words[position].lemmas)
+        for position in fragment.clause_range(focus.anchor)
+        if position < focus.first
+    )
+
+
+def names_another(fragment: Fragment, focus: Focus) -> str | None:
+    """Naming words with someone other than the speaker between them and the name ("named the
+    kitten Biscuit", "I'd call her Iris"): the name is theirs."""
+    words = fragment.words
+    if focus.cue is None or focus.cue > focus.first or not words[focus.cue].is_("name", "call"):
+        return None
+    between = [words[p] for p in range(focus.cue + 1, focus.first)]
+    if any(word.base in senses.SPEAKER_WORDS for word in between):
+        return None
+    named = [word for word in between if word.noun or word.base in senses.OTHER_PRONOUNS | senses.OBJECT_PRONOUNS]
+    return " ".join(word.written for word in between) if named else None
+
+
+def attributive(fragment: Fragment, focus: Focus) -> str | None:
+    """The object describing another thing ("a vegetarian lasagne"), not said of anyone."""
+    words = fragment.words
+    after = focus.last + 1
+    if focus.first == 0 or after >= len(words) or words[after].sentence != words[focus.last].sentence:
+        return None
+    if words[focus.first - 1].base in {"a", "an", "the", "some", "this", "that"} and words[after].noun and not words[after].verb:
+        return phrase(words, focus.first - 1, after)
+    return None
+
+
+def _subject_reach(fragment: Fragment, anchor: int) -> int:
+    """How far back a subject may stand: the sentence's start, or the start of the first
+    clause on the way that a connective opens ("..., since getting fit is", "which is")."""
+    words = fragment.words
+    sentence = fragment.sentence_range(anchor)
+    start = fragment.clause_range(anchor).start
+    while start > sentence.start and words[start].base not in senses.CONNECTIVES:
+        start = fragment.clause_range(start - 1).start
+    return start
 
 
 def reporter(fragment: Fragment, subject_at: int | None, focus: Focus) -> str | None:
@@ -218,7 +267,7 @@ def negation(fragment: Fragment, focus: Focus, subject_at: int | None) -> tuple[
         start = min(start, subject_at)
     stop = focus.end if focus.end in clause else focus.first
     for position in range(start, stop + 1):
-        if focus.holds(position) or not _is_negator(words, position):
+        if focus.holds(position) or position == focus.cue or not _is_negator(words, position):
             continue
         later = range(position + 1, focus.anchor)
         if any(_starts_subject(words[between]) for between in later):

@@ -65,6 +65,8 @@ def _project(fragment: Fragment, focus: Focus) -> int | None:
         return found
     for position in range(max(0, focus.first - 3), focus.first):
         word = words[position]
+        if word.sentence != words[focus.first].sentence:
+            continue
         if word.full.endswith("ing") and word.known and not word.is_("be", "go"):
             return position
         if word.base == "mine":
@@ -168,6 +170,8 @@ def find_cue(fragment: Fragment, focus: Focus, predicate: str, cues: frozenset[s
         found = construction(fragment, focus)
         if found is not None:
             return found
+    # A word saying the opposite ("I hate olives") says the predicate too, denied.
+    cues = cues | senses.DENIALS.get(predicate, frozenset())
     candidates = _lemma_cues(fragment, focus, cues) + _afterthought_cues(fragment, focus, cues)
     if predicate == "knows":
         sentence = fragment.sentence_range(focus.first)

@@ -35,7 +35,7 @@ PERSON_NOUNS = _words(
     niece nephew grandma grandpa grandmother grandfather granny nan nana gran grandparent
     girlfriend boyfriend fiance fiancee ex teacher doctor therapist coach mentor client landlord
     family bf gf hubby dog cat puppy pup sis bro stepson stepdaughter stepmum stepmom stepdad
-    stepfather stepmother stepbrother stepsister stepchild stepkid
+    stepfather stepmother stepbrother stepsister stepchild stepkid team crew class group
     """
 )
 # Words a reporter uses: "my boss says I'm great at Excel" is the boss's word, not the speaker's.
@@ -71,6 +71,10 @@ FILLERS = _words("really even actually honestly just quite")
 WISHES = _words("want wanna hope wish dream aspire crave tempt")
 PLANS = _words("plan intend aim goal resolution consider apply interview")
 HEDGES = _words("maybe perhaps possibly might could should would probably someday eventually if unless")
+# Something being learned or tried is not yet had: "Learning Python at the moment".
+UNDER_WAY = _words("learning trying practising practicing attempting")
+# "Switched from Chrome": what is switched from no longer holds.
+SWITCHING = _words("switch move migrate change convert")
 # "I think I'm allergic": what the speaker believes, not what they state.
 BELIEFS = _words("think guess suppose reckon believe assume")
 QUESTION_OPENERS = _words(
@@ -127,7 +131,7 @@ CUES: Mapping[str, frozenset[str]] = MappingProxyType(
         "likes": _words(
             """like love enjoy adore favorite favourite fav fave fan into obsess obsessed addict
             addicted hooked crazy mad fond passion passionate dig appreciate keen enough tired
-            thing best hobby live"""
+            thing best hobby live beat pleasure treat"""
         ),
         "prefers": _words(
             "prefer preference rather instead over than favorite favourite better choose pick always"

@@ -103,11 +103,14 @@ def _is_name(words: Sequence[Word], position: int) -> bool:
     # name is a word the lexicon does not know, one that owns something ("Tom's brother"), or
     # one a verb agreeing with someone else follows ("Priya works", "Tom is").
     following = words[position + 1] if position + 1 < len(words) else None
-    return (
-        not word.known
-        or word.full.endswith("'s")
-        or (following is not None and _third_person_verb(following))
-    )
+    if word.full.endswith("'s") or (following is not None and _third_person_verb(following)):
+        return True
+    # An unknown word before a noun is more likely a number or a brand than a person.
+    return not word.known and not word.base.isdigit() and (following is None or not _pure_noun(following))
+
+
+def _pure_noun(word: Word) -> bool:
+    return word.noun and not word.verb
 
 
 def _third_person_verb(word: Word) -> bool:
@@ -347,6 +350,8 @@ def _mood_word(words: Sequence[Word], position: int) -> tuple[Mood, str] | None:
         return Mood.WISH, two
     if word.is_(*senses.PLANS) or (word.is_("think", "wonder") and _next_is(words, position, "about", "of", "whether")):
         return Mood.PLAN, two
+    if word.full in senses.UNDER_WAY:
+        return Mood.PLAN, word.written
     if word.base in senses.HEDGES and not (word.base == "would" and _next_is(words, position, "rather")):
         return Mood.HEDGE, word.written
     if word.is_(*senses.BELIEFS) and position > 0 and words[position - 1].base in senses.SPEAKER_SUBJECTS:
@@ -386,6 +391,17 @@ def _time_marker(words: Sequence[Word], position: int, predicate: str) -> tuple[
     return None
 
 
+def _switched_from(fragment: Fragment, focus: Focus) -> tuple[Time, str] | None:
+    """"Switched from Chrome to Firefox": what was switched from is over."""
+    words = fragment.words
+    before = focus.first - 1
+    if before < 1 or words[before].base != "from":
+        return None
+    clause = fragment.clause_range(focus.first)
+    switch = next((p for p in clause if p < before and words[p].is_(*senses.SWITCHING)), None)
+    return None if switch is None else (Time.ENDED, phrase(words, switch, before))
+
+
 def time(fragment: Fragment, focus: Focus, predicate: str) -> tuple[Time, str]:
     """When the statement holds: markers anywhere in its clause (and a following 'until'
     clause); a state verb in the past tense only before the object ("I worked at Acme")."""
@@ -398,7 +414,7 @@ def time(fragment: Fragment, focus: Focus, predicate: str) -> tuple[Time, str]:
         "anymore",
     }:
         end = fragment.clause_range(end).stop
-    found: tuple[Time, str] | None = None
+    found = _switched_from(fragment, focus)
     for position in range(clause.start, end):
         marker = _time_marker(words, position, predicate)
         lasting = predicate not in senses.EVENTS

@@ -40,6 +40,9 @@ def _employment(fragment: Fragment, focus: Focus) -> int | None:
     if at is None:
         return None
     sentence = fragment.sentence_range(focus.first)
+    if at > 0 and words[at - 1].is_("year", "month", "week", "decade"):
+        # "Two years with Alder Trust": time served there.
+        return at - 1
     for position in range(max(sentence.start, at - 6), at):
         word = words[position]
         if word.base in {"a", "an", "as"} or (word.is_("be") and position == at - 1):

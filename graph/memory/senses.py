@@ -35,7 +35,9 @@ PERSON_NOUNS = _words(
     niece nephew grandma grandpa grandmother grandfather granny nan nana gran grandparent
     girlfriend boyfriend fiance fiancee ex teacher doctor therapist coach mentor client landlord
     family bf gf hubby dog cat puppy pup sis bro stepson stepdaughter stepmum stepmom stepdad
-    stepfather stepmother stepbrother stepsister stepchild stepkid team crew class group
+    stepfather stepmother stepbrother stepsister stepchild stepkid team crew class group grandad
+    granddad gramps grandson granddaughter grandchild godmother godfather godson goddaughter twin
+    missus
     """
 )
 # Words a reporter uses: "my boss says I'm great at Excel" is the boss's word, not the speaker's.
@@ -48,7 +50,9 @@ AGREEING = _words("right true fair guilty agree")
 # Nouns of people by what they do: "the receptionist thought...", "the teacher says...".
 AGENT_ENDINGS = ("ist", "er", "or", "ian", "ant")
 # Verbs of thinking: "I don't think I like jazz" negates the thinking, which hedges the rest.
-COGNITIVE = _words("think believe know guess feel reckon suppose expect")
+COGNITIVE = _words("think believe know guess feel reckon suppose expect sure certain")
+# Words that open speech without being anyone: "Hi, I'm Daniel".
+INTERJECTIONS = _words("hi hello hey oh ok okay lol yeah yes well so um hmm wow ugh thanks ah")
 
 # --- how -----------------------------------------------------------------------------------
 

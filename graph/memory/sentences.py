@@ -121,6 +121,9 @@ def lemmas_of(word: str) -> frozenset[str]:
 def _word_lemmas(full: str, base: str) -> frozenset[str]:
     """The base's lemmas, with "be" for the verb a contraction hides ("i'm", "it's")."""
     lemmas = lemmas_of(base)
+    if full == "im":
+        # "im" is chat's "I'm".
+        return lemmas | {"i", "be"}
     if full.endswith(_BE_CLITICS) or (full.endswith("'s") and base in _PRONOUNS_WITH_IS):
         return lemmas | {"be"}
     return lemmas

@@ -99,6 +99,8 @@ def _is_name(words: Sequence[Word], position: int) -> bool:
     word = words[position]
     if not word.capitalised or word.base in senses.SPEAKER_WORDS or word.base in STOP_WORDS:
         return False
+    if word.base in senses.INTERJECTIONS:
+        return False
     # A capital proves little by itself ("National Insurance", a sentence's first word): a
     # name is a word the lexicon does not know, one that owns something ("Tom's brother"), or
     # one a verb agreeing with someone else follows ("Priya works", "Tom is").
@@ -159,6 +161,9 @@ def find_subject(
     """Who the words at `focus` are said of: (whose, their words, where they stand)."""
     words = fragment.words
     anchor = focus.anchor
+    owner = _owner_between(fragment, focus)
+    if owner is not None:
+        return Whose.OTHER, phrase(words, owner, owner), owner
     for position in range(anchor - 1, _subject_reach(fragment, anchor) - 1, -1):
         word = words[position]
         if word.base in senses.SPEAKER_POSSESSIVES and not any(
@@ -176,6 +181,18 @@ def find_subject(
             return Whose.SPEAKER, phrase(words, start, position), start
         return whose, phrase(words, start, position), start
     return Whose.SPEAKER, "", None
+
+
+def _owner_between(fragment: Fragment, focus: Focus) -> int | None:
+    """Someone owning what the object is said to be, after it ("Daniel is my brother's name")."""
+    words = fragment.words
+    if focus.cue is None or focus.cue <= focus.last:
+        return None
+    clause = fragment.clause_range(focus.last)
+    return next(
+        (p for p in range(focus.last + 1, clause.stop) if words[p].full.endswith("'s") and is_person(words, p)),
+        None,
+    )
 
 
 def named_after(fragment: Fragment, focus: Focus, subject_terms: frozenset[str]) -> bool:

@@ -34,7 +34,7 @@ def _before(fragment: Fragment, first: int, prepositions: frozenset[str]) -> int
 
 
 def _employment(fragment: Fragment, focus: Focus) -> int | None:
-    """"a nurse at X", "as a designer at X", "been at X", "first day at X"."""
+    """ "a nurse at X", "as a designer at X", "been at X", "first day at X"."""
     words = fragment.words
     at = _before(fragment, focus.first, frozenset({"at", "for", "with"}))
     if at is None:
@@ -53,7 +53,7 @@ def _employment(fragment: Fragment, focus: Focus) -> int | None:
 
 
 def _tool(fragment: Fragment, focus: Focus) -> int | None:
-    """"back on the Kindle", "moved into Notion", "goes through Monzo", "neovim user"."""
+    """ "back on the Kindle", "moved into Notion", "goes through Monzo", "neovim user"."""
     after = focus.last + 1
     if after < len(fragment.words) and fragment.words[after].is_("user"):
         return after
@@ -61,7 +61,7 @@ def _tool(fragment: Fragment, focus: Focus) -> int | None:
 
 
 def _project(fragment: Fragment, focus: Focus) -> int | None:
-    """"still on the payments rewrite", "restoring an old Vespa", "Mine: the overhaul"."""
+    """ "still on the payments rewrite", "restoring an old Vespa", "Mine: the overhaul"."""
     words = fragment.words
     found = _before(fragment, focus.first, frozenset({"on", "in"}))
     if found is not None:
@@ -78,7 +78,7 @@ def _project(fragment: Fragment, focus: Focus) -> int | None:
 
 
 def _contrast(fragment: Fragment, focus: Focus) -> int | None:
-    """"oat milk not dairy", "Paperbacks for me, never e-readers", "Thursday, not Tuesday"."""
+    """ "oat milk not dairy", "Paperbacks for me, never e-readers", "Thursday, not Tuesday"."""
     words = fragment.words
     sentence = fragment.sentence_range(focus.last)
     for position in range(focus.last + 1, min(focus.last + 5, sentence.stop - 1)):
@@ -97,7 +97,7 @@ def _done_skill(fragment: Fragment, focus: Focus) -> int | None:
 
 
 def _goal_time(fragment: Fragment, focus: Focus) -> int | None:
-    """"learn Japanese this year", "get fit by next summer": a goal set for a time."""
+    """ "learn Japanese this year", "get fit by next summer": a goal set for a time."""
     words = fragment.words
     sentence = fragment.sentence_range(focus.first)
     for position in range(sentence.start, sentence.stop - 1):
@@ -107,13 +107,17 @@ def _goal_time(fragment: Fragment, focus: Focus) -> int | None:
 
 
 def _companion(fragment: Fragment, focus: Focus) -> int | None:
-    """"lunch with Lena", "Tom and I": time spent with the person."""
+    """ "lunch with Lena", "Tom and I": time spent with the person."""
     words = fragment.words
     found = _before(fragment, focus.first, frozenset({"with"}))
     if found is not None:
         return found
     after = focus.last + 2
-    if after < len(words) and words[focus.last + 1].base == "and" and words[after].base in senses.SPEAKER_SUBJECTS:
+    if (
+        after < len(words)
+        and words[focus.last + 1].base == "and"
+        and words[after].base in senses.SPEAKER_SUBJECTS
+    ):
         return after
     return None
 
@@ -167,7 +171,9 @@ def _not_a_cue(words: Sequence[Word], position: int) -> bool:
     return words[position].is_("mean") and following == "to"
 
 
-def find_cue(fragment: Fragment, focus: Focus, predicate: str, cues: frozenset[str], span: range | None) -> int | None:
+def find_cue(
+    fragment: Fragment, focus: Focus, predicate: str, cues: frozenset[str], span: range | None
+) -> int | None:
     """Where the predicate is said for the object at `focus`; None when the sentence does not."""
     for construction in _CONSTRUCTIONS.get(predicate, ()):
         found = construction(fragment, focus)
@@ -198,4 +204,6 @@ def _speakers_relation(words: Sequence[Word], position: int) -> bool:
     if word.capitalised and not word.full.endswith("'s") and (position == 0 or not words[position - 1].noun):
         # "Mum (Rosa) turned seventy": a kinship word used as a name is the speaker's own.
         return True
-    return any(earlier.base in senses.SPEAKER_POSSESSIVES for earlier in words[max(0, position - 3) : position])
+    return any(
+        earlier.base in senses.SPEAKER_POSSESSIVES for earlier in words[max(0, position - 3) : position]
+    )

@@ -13,12 +13,25 @@ from dataclasses import dataclass
 
 from graph.memory.sentences import Fragment
 
-_MONTHS = (
-    "january february march april may june july august september october november december".split()
+_MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
+_MONTH_BY_NAME = (
+    {name: number for number, name in enumerate(_MONTHS, start=1)}
+    | {name[:3]: number for number, name in enumerate(_MONTHS, start=1)}
+    | {"sept": 9}
 )
-_MONTH_BY_NAME = {name: number for number, name in enumerate(_MONTHS, start=1)} | {
-    name[:3]: number for number, name in enumerate(_MONTHS, start=1)
-} | {"sept": 9}
 # Days named by a feast rather than a number.
 _FEASTS = {"christmas": (12, 25)}
 _ISO = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$")

@@ -30,6 +30,7 @@ from graph.errors import (
 from graph.memory import queries as q
 from graph.memory.claims import (
     check_claim,
+    check_evidence,
     claim_fields,
     claim_nodes,
     load_claim,
@@ -104,6 +105,7 @@ def _check_request(request: RememberRequest) -> str:
         raise InvalidInputError(f"at most {MAX_CLAIMS} claims per fragment; split the content.")
     for claim in request.claims:
         check_claim(claim)
+        check_evidence(claim, request.content)
     try:
         metadata = json.dumps(dict(request.metadata), sort_keys=True, default=str)
     except (TypeError, ValueError):

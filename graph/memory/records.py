@@ -18,6 +18,7 @@ from graph.memory.models import (
     Modality,
     Polarity,
 )
+from graph.memory.verifier import ClaimStatement
 from graph.rows import Row
 
 
@@ -37,6 +38,10 @@ class StoredClaim:
     extract_conf: float
     resolution_conf: float
     status: ClaimStatus
+    # Optional on the node: a claim stored before validity or evidence spans were read has none.
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    evidence: str | None = None
 
     @classmethod
     def from_row(cls, row: Row) -> StoredClaim:
@@ -55,6 +60,22 @@ class StoredClaim:
             extract_conf=float(claim["extract_conf"]),
             resolution_conf=float(claim["resolution_conf"]),
             status=ClaimStatus(claim["status"]),
+            valid_from=claim.get("valid_from"),
+            valid_to=claim.get("valid_to"),
+            evidence=claim.get("evidence"),
+        )
+
+    def statement(self) -> ClaimStatement:
+        """The claim as its verifier reads it."""
+        return ClaimStatement(
+            subject=self.subject,
+            predicate=self.predicate,
+            object=self.object,
+            polarity=self.polarity,
+            modality=self.modality,
+            valid_from=self.valid_from,
+            valid_to=self.valid_to,
+            evidence=self.evidence,
         )
 
     def with_status(self, status: ClaimStatus) -> StoredClaim:

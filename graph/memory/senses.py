@@ -21,7 +21,9 @@ def _words(text: str) -> frozenset[str]:
 SPEAKER_SUBJECTS = _words("i im ive id we")
 SPEAKER_WORDS = _words("i im ive id me my mine myself we us our ours ourselves")
 SPEAKER_POSSESSIVES = _words("my our")
-OTHER_PRONOUNS = _words("he she they his her their someone somebody everyone everybody nobody people you your")
+OTHER_PRONOUNS = _words(
+    "he she they his her their someone somebody everyone everybody nobody people you your"
+)
 # Pronouns that never stand as a subject.
 OBJECT_PRONOUNS = _words("him them")
 # Words opening a clause whose subject is its own: a subject is not looked for before them.
@@ -65,8 +67,18 @@ NEGATORS = _words(
 NOT_DENIALS = tuple(
     tuple(idiom.split())
     for idiom in (
-        "only", "just", "doubt", "wonder", "wait", "gonna lie", "going to lie", "get enough",
-        "get tired", "to mention", "always", "every",
+        "only",
+        "just",
+        "doubt",
+        "wonder",
+        "wait",
+        "gonna lie",
+        "going to lie",
+        "get enough",
+        "get tired",
+        "to mention",
+        "always",
+        "every",
     )
 )
 # Words between a negator and the verb it negates that change nothing ("don't really think").
@@ -108,8 +120,22 @@ STATES = _words("work be use like love enjoy live run")
 TAKE_BACK_OPENERS = tuple(
     tuple(opener.split())
     for opener in (
-        "well", "actually", "scratch", "wait", "or", "i mean", "correction", "sorry", "just kidding",
-        "jk", "kidding", "nah", "nope", "not really", "lol", "no",
+        "well",
+        "actually",
+        "scratch",
+        "wait",
+        "or",
+        "i mean",
+        "correction",
+        "sorry",
+        "just kidding",
+        "jk",
+        "kidding",
+        "nah",
+        "nope",
+        "not really",
+        "lol",
+        "no",
     )
 )
 # ...and says the earlier words no longer hold: one of these, a negator, or a past "did".

@@ -27,8 +27,8 @@ from lemminflect import getAllLemmas
 from graph.memory import senses, stance
 from graph.memory.cues import find_cue
 from graph.memory.dates import DateParts, date_parts, find_date_mentions
-from graph.memory.predicates import PREDICATE_RULES
 from graph.memory.models import Verdict
+from graph.memory.predicates import PREDICATE_RULES
 from graph.memory.sentences import Fragment, find_span, lemmas_of, read_fragment
 from graph.memory.stance import Focus, Mood, Time, Whose
 from graph.memory.verifier import (
@@ -154,7 +154,10 @@ def _time_reading(claim: _Claim, found: Time, phrase: str) -> tuple[Reading, str
     if found in (Time.ENDED, Time.PAST) and statement.valid_to is not None:
         return None
     if found is Time.FUTURE:
-        return Reading.UNSETTLED, f"'{phrase}' says it has not started: send valid_from with the day it starts"
+        return (
+            Reading.UNSETTLED,
+            f"'{phrase}' says it has not started: send valid_from with the day it starts",
+        )
     if found is Time.ENDED:
         return Reading.DENIES, f"'{phrase}' says it no longer holds (send valid_to for the past)"
     return Reading.UNSETTLED, f"'{phrase}' says it held in the past: send valid_to with the day it ended"
@@ -185,10 +188,12 @@ def _whose_problem(fragment: Fragment, focus: Focus, claim: _Claim) -> tuple[str
     whose, who, subject_at = stance.find_subject(
         fragment, focus, claim.subject_terms, claim.predicate in senses.PERSON_OBJECTS
     )
-    if whose is Whose.SPEAKER and not claim.about_speaker and claim.predicate in senses.EVENTS:
-        if stance.named_after(fragment, focus, claim.subject_terms):
-            return None, subject_at
-    named_earlier = any(not claim.subject_terms.isdisjoint(word.lemmas) for word in fragment.words[: focus.anchor])
+    event = not claim.about_speaker and claim.predicate in senses.EVENTS
+    if whose is Whose.SPEAKER and event and stance.named_after(fragment, focus, claim.subject_terms):
+        return None, subject_at
+    named_earlier = any(
+        not claim.subject_terms.isdisjoint(word.lemmas) for word in fragment.words[: focus.anchor]
+    )
     problem = _subject_problem(claim, whose, who, named_earlier)
     if problem is None and claim.predicate == "identity_is":
         named = stance.names_another(fragment, focus)
@@ -219,7 +224,9 @@ def _read_stance(
     negated, hedged = stance.negation(fragment, focus, subject_at)
     if negated is not None:
         if hedged:
-            return _Settled(Reading.UNSETTLED, f"{found_at}, but '{negated}' doubts it rather than says it", 4)
+            return _Settled(
+                Reading.UNSETTLED, f"{found_at}, but '{negated}' doubts it rather than says it", 4
+            )
         return _Settled(Reading.DENIES, f"{found_at} with negation '{negated}'", 4)
     denied = stance.denial(fragment, focus, claim.predicate)
     if denied is not None:
@@ -230,7 +237,9 @@ def _read_stance(
         return _Settled(timed[0], f"{found_at}, but {timed[1]}", 5)
     taken = stance.taken_back(fragment, focus)
     if taken is not None:
-        return _Settled(Reading.UNSETTLED, f"{found_at}, but a later '{taken}' takes it back", 6, taken_back=True)
+        return _Settled(
+            Reading.UNSETTLED, f"{found_at}, but a later '{taken}' takes it back", 6, taken_back=True
+        )
     return _Settled(Reading.AFFIRMS, f"{found_at}, said by {_said_by(claim, found_mood)}", 7)
 
 
@@ -289,7 +298,9 @@ class SentenceVerifier:
             return Verification(Verdict.INSUFFICIENT, self.name, reason)
         terms = self._claim(claim)
         if not terms.object_terms or (not terms.about_speaker and not terms.subject_terms):
-            return Verification(Verdict.INSUFFICIENT, self.name, "the claim's subject or object has no words to find")
+            return Verification(
+                Verdict.INSUFFICIENT, self.name, "the claim's subject or object has no words to find"
+            )
         if not fragments:
             return Verification(Verdict.INSUFFICIENT, self.name, "no supporting fragments")
         readings = [_read(terms, text, number) for number, text in enumerate(fragments, start=1)]
@@ -299,8 +310,10 @@ class SentenceVerifier:
     def _claim(claim: ClaimStatement) -> _Claim:
         about_speaker = normalize(claim.subject) in SELF_SUBJECTS
         rule = PREDICATE_RULES.get(claim.predicate)
-        subject_terms = frozenset() if about_speaker else frozenset(
-            lemma for term in search_terms(claim.subject) for lemma in lemmas_of(term)
+        subject_terms = (
+            frozenset()
+            if about_speaker
+            else frozenset(lemma for term in search_terms(claim.subject) for lemma in lemmas_of(term))
         )
         return _Claim(
             statement=claim,

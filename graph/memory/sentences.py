@@ -14,8 +14,8 @@ they are someone's words, maybe not the speaker's.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 import unicodedata
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -37,7 +37,7 @@ _CLITICS = ("'s", "'m", "'re", "'ve", "'d", "'ll")
 _BE_CLITICS = ("'m", "'re")
 _VERB_CLITICS = ("'m", "'re", "'ve", "'ll", "'d")
 _INFLECTED_ENDINGS = ("ing", "ed", "s")
-_PRONOUNS_WITH_IS = frozenset("it he she that what there who here where how".split())
+_PRONOUNS_WITH_IS = frozenset(["it", "he", "she", "that", "what", "there", "who", "here", "where", "how"])
 
 
 @dataclass(frozen=True)

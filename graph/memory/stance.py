@@ -190,7 +190,11 @@ def _owner_between(fragment: Fragment, focus: Focus) -> int | None:
         return None
     clause = fragment.clause_range(focus.last)
     return next(
-        (p for p in range(focus.last + 1, clause.stop) if words[p].full.endswith("'s") and is_person(words, p)),
+        (
+            p
+            for p in range(focus.last + 1, clause.stop)
+            if words[p].full.endswith("'s") and is_person(words, p)
+        ),
         None,
     )
 
@@ -215,7 +219,9 @@ def names_another(fragment: Fragment, focus: Focus) -> str | None:
     between = [words[p] for p in range(focus.cue + 1, focus.first)]
     if any(word.base in senses.SPEAKER_WORDS for word in between):
         return None
-    named = [word for word in between if word.noun or word.base in senses.OTHER_PRONOUNS | senses.OBJECT_PRONOUNS]
+    named = [
+        word for word in between if word.noun or word.base in senses.OTHER_PRONOUNS | senses.OBJECT_PRONOUNS
+    ]
     return " ".join(word.written for word in between) if named else None
 
 
@@ -225,7 +231,11 @@ def attributive(fragment: Fragment, focus: Focus) -> str | None:
     after = focus.last + 1
     if focus.first == 0 or after >= len(words) or words[after].sentence != words[focus.last].sentence:
         return None
-    if words[focus.first - 1].base in {"a", "an", "the", "some", "this", "that"} and words[after].noun and not words[after].verb:
+    if (
+        words[focus.first - 1].base in {"a", "an", "the", "some", "this", "that"}
+        and words[after].noun
+        and not words[after].verb
+    ):
         return phrase(words, focus.first - 1, after)
     return None
 
@@ -310,7 +320,12 @@ def denial(fragment: Fragment, focus: Focus, predicate: str) -> str | None:
         word = words[position]
         if word.is_(*denying):
             return word.written
-        if predicate == "likes" and word.base in {"stand", "bear"} and position > 0 and _is_negator(words, position - 1):
+        if (
+            predicate == "likes"
+            and word.base in {"stand", "bear"}
+            and position > 0
+            and _is_negator(words, position - 1)
+        ):
             return phrase(words, position - 1, position)
     return None
 
@@ -361,11 +376,15 @@ def mood(fragment: Fragment, focus: Focus) -> tuple[Mood, str]:
 def _mood_word(words: Sequence[Word], position: int) -> tuple[Mood, str] | None:
     word = words[position]
     two = phrase(words, position, position + 1)
-    if word.is_(*senses.WISHES) or (word.full in {"i'd", "id", "would"} and _next_is(words, position, "love", "like")):
+    if word.is_(*senses.WISHES) or (
+        word.full in {"i'd", "id", "would"} and _next_is(words, position, "love", "like")
+    ):
         return Mood.WISH, two
     if word.base == "one" and _next_is(words, position, "day"):
         return Mood.WISH, two
-    if word.is_(*senses.PLANS) or (word.is_("think", "wonder") and _next_is(words, position, "about", "of", "whether")):
+    if word.is_(*senses.PLANS) or (
+        word.is_("think", "wonder") and _next_is(words, position, "about", "of", "whether")
+    ):
         return Mood.PLAN, two
     if word.full in senses.UNDER_WAY:
         return Mood.PLAN, word.written
@@ -395,21 +414,29 @@ def _time_marker(words: Sequence[Word], position: int, predicate: str) -> tuple[
         return Time.ENDED, "used to"
     if word.base == "no" and _next_is(words, position, "longer", "more"):
         return Time.ENDED, phrase(words, position, position + 1)
-    if word.base in senses.ENDED or (predicate in senses.ENDING_PREDICATES and word.is_(*senses.ENDING_VERBS)):
+    if word.base in senses.ENDED or (
+        predicate in senses.ENDING_PREDICATES and word.is_(*senses.ENDING_VERBS)
+    ):
         return Time.ENDED, word.written
     if word.base in {"until", "till"}:
         return Time.PAST, phrase(words, position, position + 1)
-    if (word.base in senses.FUTURE or word.full.endswith("'ll")) and not _next_is(words, position, *senses.HABITUAL):
+    if (word.base in senses.FUTURE or word.full.endswith("'ll")) and not _next_is(
+        words, position, *senses.HABITUAL
+    ):
         return Time.FUTURE, word.written
     if word.base in {"going", "about"} and _next_is(words, position, "to"):
         return Time.FUTURE, phrase(words, position, position + 1)
-    if word.base == "next" and position + 1 < len(words) and words[position + 1].is_(*senses.FUTURE_AFTER_NEXT):
+    if (
+        word.base == "next"
+        and position + 1 < len(words)
+        and words[position + 1].is_(*senses.FUTURE_AFTER_NEXT)
+    ):
         return Time.FUTURE, phrase(words, position, position + 1)
     return None
 
 
 def _switched_from(fragment: Fragment, focus: Focus) -> tuple[Time, str] | None:
-    """"Switched from Chrome to Firefox": what was switched from is over."""
+    """ "Switched from Chrome to Firefox": what was switched from is over."""
     words = fragment.words
     before = focus.first - 1
     if before < 1 or words[before].base != "from":
@@ -425,11 +452,16 @@ def time(fragment: Fragment, focus: Focus, predicate: str) -> tuple[Time, str]:
     words = fragment.words
     clause = fragment.clause_range(focus.anchor)
     end = fragment.clause_range(focus.last).stop
-    if end < len(words) and words[end].sentence == words[focus.last].sentence and words[end].base in {
-        "until",
-        "till",
-        "anymore",
-    }:
+    if (
+        end < len(words)
+        and words[end].sentence == words[focus.last].sentence
+        and words[end].base
+        in {
+            "until",
+            "till",
+            "anymore",
+        }
+    ):
         end = fragment.clause_range(end).stop
     found = _switched_from(fragment, focus)
     for position in range(clause.start, end):
@@ -472,4 +504,6 @@ def _takes_back(words: Sequence[Word], position: int, said: frozenset[str]) -> b
     if word.base in senses.TAKE_BACK_SIGNS or _is_negator(words, position):
         return True
     # "well, I did", "well, worked", "well, I could": the same statement put in the past.
-    return word.full in senses.PAST_AUXILIARIES or (not said.isdisjoint(word.lemmas) and _has_form(word, "VBD"))
+    return word.full in senses.PAST_AUXILIARIES or (
+        not said.isdisjoint(word.lemmas) and _has_form(word, "VBD")
+    )

@@ -49,11 +49,11 @@ from graph.text import STOP_WORDS, is_negator, normalize, salient_terms, tokens
 __all__ = [
     "SELF_SUBJECTS",
     "ClaimStatement",
-    "FragmentReading",
-    "Reading",
     "ClaimVerifier",
+    "FragmentReading",
     "LexicalVerifier",
     "Polarity",
+    "Reading",
     "Verdict",
     "Verification",
 ]

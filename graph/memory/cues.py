@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from graph.memory import senses
 from graph.memory.sentences import Fragment, Word
-from graph.memory.stance import Focus
+from graph.memory.stance import Focus, mood_word
 
 CUE_REACH = 8
 _AFTERTHOUGHT_WORDS = 6
@@ -34,7 +34,8 @@ def _before(fragment: Fragment, first: int, prepositions: frozenset[str]) -> int
 
 
 def _employment(fragment: Fragment, focus: Focus) -> int | None:
-    """ "a nurse at X", "as a designer at X", "been at X", "first day at X"."""
+    """Employment said by a role or a stay: "a nurse at X", "as a designer at X", "been at X",
+    "first day at X"."""
     words = fragment.words
     at = _before(fragment, focus.first, frozenset({"at", "for", "with"}))
     if at is None:
@@ -53,7 +54,8 @@ def _employment(fragment: Fragment, focus: Focus) -> int | None:
 
 
 def _tool(fragment: Fragment, focus: Focus) -> int | None:
-    """ "back on the Kindle", "moved into Notion", "goes through Monzo", "neovim user"."""
+    """A tool said by where things happen in it: "back on the Kindle", "moved into Notion",
+    "goes through Monzo", "neovim user"."""
     after = focus.last + 1
     if after < len(fragment.words) and fragment.words[after].is_("user"):
         return after
@@ -61,7 +63,8 @@ def _tool(fragment: Fragment, focus: Focus) -> int | None:
 
 
 def _project(fragment: Fragment, focus: Focus) -> int | None:
-    """ "still on the payments rewrite", "restoring an old Vespa", "Mine: the overhaul"."""
+    """A project said by being on it or at it: "still on the payments rewrite", "restoring an
+    old Vespa", "Mine: the overhaul"."""
     words = fragment.words
     found = _before(fragment, focus.first, frozenset({"on", "in"}))
     if found is not None:
@@ -78,7 +81,8 @@ def _project(fragment: Fragment, focus: Focus) -> int | None:
 
 
 def _contrast(fragment: Fragment, focus: Focus) -> int | None:
-    """ "oat milk not dairy", "Paperbacks for me, never e-readers", "Thursday, not Tuesday"."""
+    """A choice said by what it is instead of: "oat milk not dairy", "Paperbacks for me, never
+    e-readers", "Thursday, not Tuesday", "window seat, every time"."""
     words = fragment.words
     sentence = fragment.sentence_range(focus.last)
     for position in range(focus.last + 1, min(focus.last + 5, sentence.stop - 1)):
@@ -97,7 +101,7 @@ def _done_skill(fragment: Fragment, focus: Focus) -> int | None:
 
 
 def _goal_time(fragment: Fragment, focus: Focus) -> int | None:
-    """ "learn Japanese this year", "get fit by next summer": a goal set for a time."""
+    """A goal set for a time: "learn Japanese this year", "get fit by next summer"."""
     words = fragment.words
     sentence = fragment.sentence_range(focus.first)
     for position in range(sentence.start, sentence.stop - 1):
@@ -106,8 +110,19 @@ def _goal_time(fragment: Fragment, focus: Focus) -> int | None:
     return None
 
 
+def _wished(fragment: Fragment, focus: Focus) -> int | None:
+    """A goal said as a wish, a maybe or a future before it in its sentence ("Maybe one day
+    I'll learn Spanish", "I should get a dog")."""
+    words = fragment.words
+    sentence = fragment.sentence_range(focus.first)
+    for position in range(focus.first - 1, sentence.start - 1, -1):
+        if mood_word(words, position) is not None or words[position].full.endswith("'ll"):
+            return position
+    return None
+
+
 def _companion(fragment: Fragment, focus: Focus) -> int | None:
-    """ "lunch with Lena", "Tom and I": time spent with the person."""
+    """Time spent with the person: "lunch with Lena", "Tom and I"."""
     words = fragment.words
     found = _before(fragment, focus.first, frozenset({"with"}))
     if found is not None:
@@ -129,7 +144,7 @@ _CONSTRUCTIONS: dict[str, tuple[Callable[[Fragment, Focus], int | None], ...]] =
     "prefers": (_contrast,),
     "corrected": (_contrast,),
     "has_skill": (_done_skill,),
-    "has_goal": (_goal_time,),
+    "has_goal": (_goal_time, _wished),
     "knows": (_companion,),
 }
 

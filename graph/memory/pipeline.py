@@ -55,14 +55,16 @@ from graph.memory.models import (
 )
 from graph.memory.policy import source_quality
 from graph.memory.records import FragmentState, KeyedFragment, clarification_view
-from graph.memory.verifier import ClaimVerifier, LexicalVerifier
+from graph.memory.sentence_verifier import SentenceVerifier
+from graph.memory.verifier import ClaimVerifier
 from graph.rows import id_of
 from graph.schema import GRAPH_FORMAT
 from graph.text import normalize
 
 MAX_METADATA_CHARS = 4_000
 ConfirmDecision = Literal["accept_claim", "keep_existing", "reject_claim"]
-DEFAULT_VERIFIER: ClaimVerifier = LexicalVerifier()
+# sentence-v1 reads who, negation, mood and time; lexical-v1 stays for comparison.
+DEFAULT_VERIFIER: ClaimVerifier = SentenceVerifier()
 
 
 @dataclass(frozen=True)

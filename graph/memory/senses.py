@@ -153,7 +153,7 @@ CUES: Mapping[str, frozenset[str]] = MappingProxyType(
             """work job employ employer employee join hire start intern internship career colleague
             coworker boss team role position teach lecture shift onboarding onboard promote promotion
             salary staff contract contractor quit leave resign fire retire freelance company firm
-            manager startup"""
+            manager startup apply application interview offer"""
         ),
         "identity_is": _words("name call go identify pronoun be"),
         "born_on": _words("bear born birthday birth birthdate bday b"),
@@ -161,7 +161,7 @@ CUES: Mapping[str, frozenset[str]] = MappingProxyType(
         "likes": _words(
             """like love enjoy adore favorite favourite fav fave fan into obsess obsessed addict
             addicted hooked crazy mad fond passion passionate dig appreciate keen enough tired
-            thing best hobby live beat pleasure treat"""
+            thing best hobby live beat pleasure treat stand bear"""
         ),
         "prefers": _words(
             "prefer preference rather instead over than favorite favourite better choose pick always"

@@ -45,6 +45,7 @@ from graph.memory.verifier import (
 from graph.text import normalize, tokens
 
 _PHRASE_SLACK = 2
+_QUESTION = "it is asked, not said: a question states nothing"
 _ASSERTED_MODALITIES = frozenset({"assertion", "belief"})
 # Pronouns that may stand for a named subject the fragment names before them.
 _REFERRING = frozenset({"he", "she", "they", "his", "her", "their", "him", "them"})
@@ -132,7 +133,7 @@ def _mood_problem(claim: _Claim, found: Mood, phrase: str) -> str | None:
     if found is Mood.ASSERTED:
         return None
     if found is Mood.QUESTION:
-        return "it is asked, not said: a question states nothing"
+        return _QUESTION
     if claim.predicate in senses.WISHFUL or claim.statement.modality not in _ASSERTED_MODALITIES:
         return None
     if found is Mood.BELIEF and claim.statement.modality == "belief":
@@ -148,7 +149,8 @@ def _mood_problem(claim: _Claim, found: Mood, phrase: str) -> str | None:
 def _time_reading(claim: _Claim, found: Time, phrase: str) -> tuple[Reading, str] | None:
     """None when the statement's time fits the claim's validity."""
     statement = claim.statement
-    wishful = claim.predicate in senses.WISHFUL
+    # A goal, or a claim sent as a plan, is about what is to come.
+    wishful = claim.predicate in senses.WISHFUL or statement.modality not in _ASSERTED_MODALITIES
     if found is Time.CURRENT or (found is Time.FUTURE and (wishful or statement.valid_from is not None)):
         return None
     if found in (Time.ENDED, Time.PAST) and statement.valid_to is not None:
@@ -167,7 +169,10 @@ def _read_mention(
     fragment: Fragment, mention: tuple[int, int], claim: _Claim, where: str, span: range | None
 ) -> _Settled:
     found_at = f"object {label(claim.statement.object)} found in {where}"
-    cue = find_cue(fragment, Focus(mention[0], mention[1], None), claim.predicate, claim.cues, span)
+    bare = Focus(mention[0], mention[1], None)
+    if stance.is_question(fragment, bare):
+        return _Settled(Reading.UNSETTLED, f"{found_at}, but {_QUESTION}", 3)
+    cue = find_cue(fragment, bare, claim.predicate, claim.cues, span)
     if cue is None and claim.cues:
         examples = ", ".join(sorted(claim.cues)[:5])
         return _Settled(

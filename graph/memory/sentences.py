@@ -37,6 +37,8 @@ _CLITICS = ("'s", "'m", "'re", "'ve", "'d", "'ll")
 _BE_CLITICS = ("'m", "'re")
 _VERB_CLITICS = ("'m", "'re", "'ve", "'ll", "'d")
 _INFLECTED_ENDINGS = ("ing", "ed", "s")
+# Chat drops the apostrophe: "im" is "I'm", "ive" is "I've".
+_CHAT_CONTRACTIONS = {"im": frozenset({"i", "be"}), "ive": frozenset({"i", "have"})}
 _PRONOUNS_WITH_IS = frozenset(["it", "he", "she", "that", "what", "there", "who", "here", "where", "how"])
 
 
@@ -121,9 +123,10 @@ def lemmas_of(word: str) -> frozenset[str]:
 def _word_lemmas(full: str, base: str) -> frozenset[str]:
     """The base's lemmas, with "be" for the verb a contraction hides ("i'm", "it's")."""
     lemmas = lemmas_of(base)
-    if full == "im":
-        # "im" is chat's "I'm".
-        return lemmas | {"i", "be"}
+    if full in _CHAT_CONTRACTIONS:
+        return lemmas | _CHAT_CONTRACTIONS[full]
+    if full.endswith("'ve"):
+        return lemmas | {"have"}
     if full.endswith(_BE_CLITICS) or (full.endswith("'s") and base in _PRONOUNS_WITH_IS):
         return lemmas | {"be"}
     return lemmas
@@ -172,8 +175,8 @@ def _count_between(sorted_positions: Sequence[int], start: int, end: int) -> int
 
 def find_span(fragment: Fragment, span: str) -> range | None:
     """Word positions of `span` in the fragment (compared word by word, casefolded), or None."""
-    wanted = [normalize(word) for word in _WORD.findall(unicodedata.normalize("NFKC", span))]
-    wanted = [word.translate(_APOSTROPHES) for word in wanted]
+    plain = unicodedata.normalize("NFKC", span).translate(_APOSTROPHES)
+    wanted = [normalize(word) for word in _WORD.findall(plain)]
     if not wanted:
         return None
     fulls = [word.full for word in fragment.words]
@@ -181,8 +184,3 @@ def find_span(fragment: Fragment, span: str) -> range | None:
         if fulls[start : start + len(wanted)] == wanted:
             return range(start, start + len(wanted))
     return None
-
-
-def term_lemmas(text: str) -> list[frozenset[str]]:
-    """Each search term of a claim's subject or object as the lemmas it may appear under."""
-    return [lemmas_of(term) for term in tokens(text)]

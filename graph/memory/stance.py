@@ -268,7 +268,8 @@ def reporter(fragment: Fragment, subject_at: int | None, focus: Focus) -> str | 
             if is_person(words, back):
                 if any(words[later].is_(*senses.AGREEING) for later in range(focus.last + 1, sentence.stop)):
                     return None
-                return phrase(words, back, position)
+                owned = back > sentence.start and words[back - 1].base in senses.SPEAKER_POSSESSIVES
+                return phrase(words, back - 1 if owned else back, position)
     return None
 
 
@@ -351,7 +352,8 @@ def _scope(fragment: Fragment, focus: Focus) -> range:
     return range(start, focus.first)
 
 
-def _ends_with_question(fragment: Fragment, focus: Focus) -> bool:
+def is_question(fragment: Fragment, focus: Focus) -> bool:
+    """Whether the object's sentence asks rather than says."""
     sentence = fragment.sentence_range(focus.anchor)
     last = fragment.words[sentence.stop - 1]
     tail = fragment.text[last.end : last.end + 4].lstrip(" \"'\u201d)")
@@ -363,17 +365,18 @@ def _ends_with_question(fragment: Fragment, focus: Focus) -> bool:
 
 def mood(fragment: Fragment, focus: Focus) -> tuple[Mood, str]:
     """How the statement is put, with the words that put it so (empty for a plain assertion)."""
-    if _ends_with_question(fragment, focus):
+    if is_question(fragment, focus):
         return Mood.QUESTION, "?"
     words = fragment.words
     for position in _scope(fragment, focus):
-        found = _mood_word(words, position)
+        found = mood_word(words, position)
         if found is not None:
             return found
     return Mood.ASSERTED, ""
 
 
-def _mood_word(words: Sequence[Word], position: int) -> tuple[Mood, str] | None:
+def mood_word(words: Sequence[Word], position: int) -> tuple[Mood, str] | None:
+    """The mood a word gives what follows it ("want", "maybe", "one day", "I think"), if any."""
     word = words[position]
     two = phrase(words, position, position + 1)
     if word.is_(*senses.WISHES) or (
@@ -436,7 +439,7 @@ def _time_marker(words: Sequence[Word], position: int, predicate: str) -> tuple[
 
 
 def _switched_from(fragment: Fragment, focus: Focus) -> tuple[Time, str] | None:
-    """ "Switched from Chrome to Firefox": what was switched from is over."""
+    """What was switched from is over: "Switched from Chrome to Firefox"."""
     words = fragment.words
     before = focus.first - 1
     if before < 1 or words[before].base != "from":

@@ -22,7 +22,7 @@ from functools import lru_cache
 
 from lemminflect import getAllLemmas, getAllLemmasOOV
 
-from graph.text import normalize, tokens
+from graph.text import normalize
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")

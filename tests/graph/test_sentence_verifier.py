@@ -340,6 +340,6 @@ def test_evidence_must_be_words_of_the_content() -> None:
     check_evidence(_claim("i WORK at   Acme"), "Honestly, I work at Acme.")
     check_evidence(_claim("I\u2019m at Acme"), "I'm at Acme now.")
     with pytest.raises(
-        InvalidInputError, match="evidence 'I love Acme' is not in content. Copy the exact words"
+        InvalidInputError, match=r"evidence 'I love Acme' is not in content\. Copy the exact words"
     ):
         check_evidence(_claim("I love Acme"), "Honestly, I work at Acme.")

@@ -3,7 +3,7 @@ a construction that says it without one ("a nurse at X", "back on the Kindle", "
 dairy", "knitted a jumper").
 
 A cue counts in the object's clause or within `CUE_REACH` words of it, in its sentence; with
-an evidence span, a cue inside the span is preferred to one outside it.
+an evidence span, a cue anywhere inside the span counts and is preferred to one outside it.
 """
 
 from __future__ import annotations
@@ -202,8 +202,10 @@ def find_cue(
         candidates += [p for p in sentence if fragment.words[p].base in senses.SPEAKER_WORDS]
     if predicate == "relationship_to":
         candidates = [p for p in candidates if _speakers_relation(fragment.words, p)]
-    if span is not None and any(p in span for p in candidates):
-        candidates = [p for p in candidates if p in span]
+    if span is not None:
+        # The host vouches that the span says the claim: a cue anywhere in it counts.
+        in_span = [p for p in span if not focus.holds(p) and not fragment.words[p].lemmas.isdisjoint(cues)]
+        candidates = [p for p in candidates if p in span] + in_span or candidates
     if not candidates:
         return None
     # The nearest, and of two equally near the one before the object.

@@ -99,7 +99,7 @@ class ClaimInput(Frozen):
         default=None,
         min_length=1,
         max_length=MAX_EVIDENCE_CHARS,
-        description="The exact words of content that say it, e.g. 'I work at Acme'",
+        description="The words of content that say it, copied exactly",
     )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -73,30 +73,30 @@ class Word:
 
 @dataclass(frozen=True)
 class Fragment:
-    """A fragment's text (NFKC, apostrophes unified, case kept) and its words in order."""
+    """A fragment's text (NFKC, apostrophes unified, case kept), its words in order, and where
+    each sentence and clause begins and ends (by their numbers in `Word`)."""
 
     text: str
     words: tuple[Word, ...]
-
-    def sentence_of(self, index: int) -> Sequence[Word]:
-        number = self.words[index].sentence
-        return [word for word in self.words if word.sentence == number]
+    sentences: Mapping[int, range]
+    clauses: Mapping[int, range]
 
     def clause_range(self, index: int) -> range:
         """Word positions of the clause holding word `index`."""
-        clause = self.words[index].clause
-        first = index
-        while first > 0 and self.words[first - 1].clause == clause:
-            first -= 1
-        last = index
-        while last + 1 < len(self.words) and self.words[last + 1].clause == clause:
-            last += 1
-        return range(first, last + 1)
+        return self.clauses[self.words[index].clause]
 
     def sentence_range(self, index: int) -> range:
-        sentence = self.words[index].sentence
-        positions = [position for position, word in enumerate(self.words) if word.sentence == sentence]
-        return range(positions[0], positions[-1] + 1)
+        """Word positions of the sentence holding word `index`."""
+        return self.sentences[self.words[index].sentence]
+
+
+def _runs(numbers: Sequence[int]) -> dict[int, range]:
+    """The positions of each number in a non-decreasing sequence, as ranges."""
+    runs: dict[int, range] = {}
+    for position, number in enumerate(numbers):
+        start = runs[number].start if number in runs else position
+        runs[number] = range(start, position + 1)
+    return runs
 
 
 def _base(full: str) -> str:
@@ -166,7 +166,12 @@ def read_fragment(text: str) -> Fragment:
                 quoted=bisect_left(quotes, match.start()) % 2 == 1,
             )
         )
-    return Fragment(plain, tuple(words))
+    return Fragment(
+        plain,
+        tuple(words),
+        _runs([word.sentence for word in words]),
+        _runs([word.clause for word in words]),
+    )
 
 
 def _count_between(sorted_positions: Sequence[int], start: int, end: int) -> int:

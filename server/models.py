@@ -12,10 +12,9 @@ from collections.abc import Sequence
 
 from graph.dreams.cycle import DEFAULT_GENERATOR
 from graph.dreams.generator import DreamGenerator
-from graph.memory.claims import statement_of
 from graph.memory.models import ClaimInput
 from graph.memory.pipeline import DEFAULT_VERIFIER
-from graph.memory.verifier import ClaimVerifier
+from graph.memory.verifier import ClaimVerifier, statement_of
 from graph.models.claim_check import ClaimCheck
 from graph.models.endpoint import EndpointGenerator, EndpointModel
 from server.settings import ReverieSettings

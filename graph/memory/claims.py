@@ -30,7 +30,7 @@ from graph.memory.policy import ClaimEvidence, Strength, check_gates, compare_st
 from graph.memory.predicates import PredicatePolicy, PredicateRule, names_a_date, rule_for
 from graph.memory.records import ClaimSupport, SlotFact, StoredClaim, clarification_view, fact_view
 from graph.memory.sentences import find_span, read_fragment
-from graph.memory.verifier import SELF_SUBJECTS, ClaimStatement, ClaimVerifier, Verdict, Verification
+from graph.memory.verifier import SELF_SUBJECTS, ClaimVerifier, Verdict, Verification, statement_of
 from graph.rows import id_of
 from graph.text import normalize
 
@@ -78,20 +78,6 @@ def check_claim(claim: ClaimInput) -> None:
         )
     if claim.valid_from and claim.valid_to and claim.valid_from >= claim.valid_to:
         raise InvalidInputError(f"claim {claim.predicate!r}: valid_from must be before valid_to.")
-
-
-def statement_of(claim: ClaimInput) -> ClaimStatement:
-    """A claim as its verifier reads it, before it is stored (a model checks it then)."""
-    return ClaimStatement(
-        subject=claim.subject,
-        predicate=claim.predicate,
-        object=claim.object,
-        polarity=claim.polarity,
-        modality=claim.modality,
-        valid_from=claim.valid_from,
-        valid_to=claim.valid_to,
-        evidence=claim.evidence,
-    )
 
 
 def check_evidence(claim: ClaimInput, content: str) -> None:
@@ -169,7 +155,7 @@ async def load_claim(tx: ProfileTx, claim_id: str) -> StoredClaim:
 async def assess_claim(tx: ProfileTx, claim: StoredClaim, verifier: ClaimVerifier) -> Assessment:
     """Verify a stored claim against its active, independent supporting fragments."""
     support = ClaimSupport.from_row(await tx.one(q.CLAIM_SUPPORT, claim_id=claim.id, window=VERIFY_WINDOW))
-    statement = claim.statement()
+    statement = statement_of(claim)
     verification = verifier.verify(statement, list(support.texts))
     evidence = ClaimEvidence(
         extract_conf=claim.extract_conf,

@@ -18,7 +18,6 @@ from graph.memory.models import (
     Modality,
     Polarity,
 )
-from graph.memory.verifier import ClaimStatement
 from graph.rows import Row
 
 
@@ -63,19 +62,6 @@ class StoredClaim:
             valid_from=claim.get("valid_from"),
             valid_to=claim.get("valid_to"),
             evidence=claim.get("evidence"),
-        )
-
-    def statement(self) -> ClaimStatement:
-        """The claim as its verifier reads it."""
-        return ClaimStatement(
-            subject=self.subject,
-            predicate=self.predicate,
-            object=self.object,
-            polarity=self.polarity,
-            modality=self.modality,
-            valid_from=self.valid_from,
-            valid_to=self.valid_to,
-            evidence=self.evidence,
         )
 
     def with_status(self, status: ClaimStatus) -> StoredClaim:

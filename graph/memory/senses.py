@@ -15,6 +15,11 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+def _phrases(*texts: str) -> tuple[tuple[str, ...], ...]:
+    """Phrases as tuples of words, to compare with the words that follow a given one."""
+    return tuple(tuple(text.split()) for text in texts)
+
+
 # --- who -----------------------------------------------------------------------------------
 
 # The speaker as the one doing or being ("i" is also the base of i'm, i've, i'd, i'll).
@@ -64,22 +69,19 @@ NEGATORS = _words(
 )
 # What follows a negator in phrases that deny nothing ("not only", "no doubt", "can't wait",
 # "not gonna lie", "can't get enough"), as the bases of the next one or two words.
-NOT_DENIALS = tuple(
-    tuple(idiom.split())
-    for idiom in (
-        "only",
-        "just",
-        "doubt",
-        "wonder",
-        "wait",
-        "gonna lie",
-        "going to lie",
-        "get enough",
-        "get tired",
-        "to mention",
-        "always",
-        "every",
-    )
+NOT_DENIALS = _phrases(
+    "only",
+    "just",
+    "doubt",
+    "wonder",
+    "wait",
+    "gonna lie",
+    "going to lie",
+    "get enough",
+    "get tired",
+    "to mention",
+    "always",
+    "every",
 )
 # Words between a negator and the verb it negates that change nothing ("don't really think").
 FILLERS = _words("really even actually honestly just quite")
@@ -117,26 +119,23 @@ STATES = _words("work be use like love enjoy live run")
 # --- taken back ----------------------------------------------------------------------------
 
 # A later clause that opens like a correction ("well", "actually no", "scratch that")...
-TAKE_BACK_OPENERS = tuple(
-    tuple(opener.split())
-    for opener in (
-        "well",
-        "actually",
-        "scratch",
-        "wait",
-        "or",
-        "i mean",
-        "correction",
-        "sorry",
-        "just kidding",
-        "jk",
-        "kidding",
-        "nah",
-        "nope",
-        "not really",
-        "lol",
-        "no",
-    )
+TAKE_BACK_OPENERS = _phrases(
+    "well",
+    "actually",
+    "scratch",
+    "wait",
+    "or",
+    "i mean",
+    "correction",
+    "sorry",
+    "just kidding",
+    "jk",
+    "kidding",
+    "nah",
+    "nope",
+    "not really",
+    "lol",
+    "no",
 )
 # ...and says the earlier words no longer hold: one of these, a negator, or a past "did".
 TAKE_BACK_SIGNS = _words("kidding joking jk scratch wait anymore now forgotten")

@@ -54,8 +54,10 @@ __all__ = [
     "LexicalVerifier",
     "Polarity",
     "Reading",
+    "StatedClaim",
     "Verdict",
     "Verification",
+    "statement_of",
 ]
 
 
@@ -71,6 +73,41 @@ class ClaimStatement:
     valid_from: datetime | None = None
     valid_to: datetime | None = None
     evidence: str | None = None
+
+
+class StatedClaim(Protocol):
+    """What a claim says, however it is held (a host's input, a stored claim node)."""
+
+    @property
+    def subject(self) -> str: ...
+    @property
+    def predicate(self) -> str: ...
+    @property
+    def object(self) -> str: ...
+    @property
+    def polarity(self) -> str: ...
+    @property
+    def modality(self) -> str: ...
+    @property
+    def valid_from(self) -> datetime | None: ...
+    @property
+    def valid_to(self) -> datetime | None: ...
+    @property
+    def evidence(self) -> str | None: ...
+
+
+def statement_of(claim: StatedClaim) -> ClaimStatement:
+    """The claim as a verifier reads it."""
+    return ClaimStatement(
+        subject=claim.subject,
+        predicate=claim.predicate,
+        object=claim.object,
+        polarity=claim.polarity,
+        modality=claim.modality,
+        valid_from=claim.valid_from,
+        valid_to=claim.valid_to,
+        evidence=claim.evidence,
+    )
 
 
 @dataclass(frozen=True)

@@ -198,8 +198,10 @@ def find_cue(
     cues = cues | senses.DENIALS.get(predicate, frozenset())
     candidates = _lemma_cues(fragment, focus, cues) + _afterthought_cues(fragment, focus, cues)
     if predicate == "knows":
+        # The person doing something to or with the speaker ("texted me", "my friend"); an "I"
+        # alone ("I read an article by Ken") says nothing of knowing them.
         sentence = fragment.sentence_range(focus.first)
-        candidates += [p for p in sentence if fragment.words[p].base in senses.SPEAKER_WORDS]
+        candidates += [p for p in sentence if fragment.words[p].base in senses.SPEAKER_OBJECTS]
     if predicate == "relationship_to":
         candidates = [p for p in candidates if _speakers_relation(fragment.words, p)]
     if span is not None:

@@ -26,6 +26,7 @@ def _phrases(*texts: str) -> tuple[tuple[str, ...], ...]:
 SPEAKER_SUBJECTS = _words("i im ive id we")
 SPEAKER_WORDS = _words("i im ive id me my mine myself we us our ours ourselves")
 SPEAKER_POSSESSIVES = _words("my our")
+SPEAKER_OBJECTS = _words("me my mine myself us our ours ourselves")
 OTHER_PRONOUNS = _words(
     "he she they his her their someone somebody everyone everybody nobody people you your"
 )
@@ -87,7 +88,7 @@ NOT_DENIALS = _phrases(
 FILLERS = _words("really even actually honestly just quite")
 # Said of something wished, planned, considered or doubted: not an assertion of it.
 WISHES = _words("want wanna hope wish dream aspire crave tempt")
-PLANS = _words("plan intend aim goal resolution consider apply interview")
+PLANS = _words("plan intend aim goal resolution consider apply interview offer")
 HEDGES = _words("maybe perhaps possibly might could should would probably someday eventually if unless")
 # Something being learned or tried is not yet had: "Learning Python at the moment".
 UNDER_WAY = _words("learning trying practising practicing attempting")

@@ -260,7 +260,7 @@ def reporter(fragment: Fragment, subject_at: int | None, focus: Focus) -> str | 
     for position in range(end - 1, sentence.start - 1, -1):
         if not words[position].is_(*senses.REPORTING):
             continue
-        if words[position].base == "accord" or words[position].base == "apparently":
+        if words[position].is_("accord", "apparently"):
             return words[position].written
         for back in range(position - 1, sentence.start - 1, -1):
             if words[back].base in senses.SPEAKER_SUBJECTS:

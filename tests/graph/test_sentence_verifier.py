@@ -10,8 +10,9 @@ import pytest
 from graph.errors import InvalidInputError
 from graph.memory.claims import check_evidence
 from graph.memory.models import ClaimInput
+from graph.memory.records import StoredClaim
 from graph.memory.sentence_verifier import SentenceVerifier
-from graph.memory.verifier import ClaimStatement, LexicalVerifier, Verdict, Verification
+from graph.memory.verifier import ClaimStatement, LexicalVerifier, Verdict, Verification, statement_of
 
 pytestmark = pytest.mark.unit
 
@@ -343,3 +344,26 @@ def test_evidence_must_be_words_of_the_content() -> None:
         InvalidInputError, match=r"evidence 'I love Acme' is not in content\. Copy the exact words"
     ):
         check_evidence(_claim("I love Acme"), "Honestly, I work at Acme.")
+
+
+def test_a_claim_stored_before_spans_and_validity_were_read_still_parses() -> None:
+    node = {
+        "id": "c1",
+        "subject": "user",
+        "predicate": "works_at",
+        "object": "Acme",
+        "text": "user works at Acme",
+        "claim_key": "k",
+        "slot": "s",
+        "polarity": "positive",
+        "modality": "assertion",
+        "extract_conf": 0.9,
+        "resolution_conf": 0.9,
+        "status": "candidate",
+    }
+    old = StoredClaim.from_row({"claim": node})
+    assert (old.evidence, old.valid_from, old.valid_to) == (None, None, None)
+    new = StoredClaim.from_row({"claim": node | {"evidence": "I work at Acme", "valid_to": PAST}})
+    assert statement_of(new) == ClaimStatement(
+        "user", "works_at", "Acme", "positive", "assertion", None, PAST, "I work at Acme"
+    )

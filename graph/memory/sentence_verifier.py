@@ -215,7 +215,7 @@ def _read_stance(
     fragment: Fragment, focus: Focus, claim: _Claim, subject_at: int | None, found_at: str
 ) -> _Settled:
     reported = stance.reporter(fragment, subject_at, focus)
-    if reported is not None:
+    if reported is not None and not _self_report(claim, reported):
         return _Settled(
             Reading.UNSETTLED,
             f"{found_at}, but '{reported}' reports someone else's words: send what the person says "
@@ -246,6 +246,14 @@ def _read_stance(
             Reading.UNSETTLED, f"{found_at}, but a later '{taken}' takes it back", 6, taken_back=True
         )
     return _Settled(Reading.AFFIRMS, f"{found_at}, said by {_said_by(claim, found_mood)}", 7)
+
+
+def _self_report(claim: _Claim, reported: str) -> bool:
+    """A named subject telling of themself ("She told us she learned to sail") is their word."""
+    if claim.about_speaker:
+        return False
+    said = {word.casefold() for word in reported.split()}
+    return not said.isdisjoint(_REFERRING) or not claim.subject_terms.isdisjoint(said)
 
 
 def _said_by(claim: _Claim, found: Mood) -> str:

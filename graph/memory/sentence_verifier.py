@@ -5,14 +5,14 @@ contradiction wins, then any entailment; else "insufficient").
 
 In one fragment:
 1. The object: its salient words close together, each matched by lemma ("hiking" finds
-   "hike"), company endings ("Corp", "Inc") optional. With an evidence span found in the
-   fragment, only mentions in the span's sentences count; a fragment without the span is read
-   whole.
-2. The predicate: a cue lemma of it in the object's sentence (`senses.CUES`), or, for
-   employment, "a nurse at", "been at", "first day at". Predicates without cues need none.
-3. The reading of `stance`: whose, denied, mood, time, taken back; compared with the claim's
-   subject, modality and validity (`valid_to` set: a past statement supports it; a future one
-   supports a claim with `valid_from`).
+   "hike"), company endings ("Corp") and a longer object's leading verb ("buy a flat")
+   optional; a date for born_on and died_on (`dates`). With an evidence span found in the
+   fragment, only mentions in the span's sentences count; a fragment without it is read whole.
+2. The predicate: a cue lemma or a construction that says it (`cues`). Predicates without
+   cues need none.
+3. The reading of `stance`: whose, reported, mood, denied, time, taken back; compared with the
+   claim's subject, modality and validity (`valid_to` set: a past statement supports it;
+   `valid_from` set: a future one does).
 The last mention that settles the claim decides the fragment, so a later correction wins.
 Every reason for not entailing says what to change, in words a host can act on.
 """

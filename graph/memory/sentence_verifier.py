@@ -214,7 +214,7 @@ def _whose_problem(fragment: Fragment, focus: Focus, claim: _Claim) -> tuple[str
 def _read_stance(
     fragment: Fragment, focus: Focus, claim: _Claim, subject_at: int | None, found_at: str
 ) -> _Settled:
-    reported = stance.reporter(fragment, subject_at, focus)
+    reported = stance.reporter(fragment, subject_at, focus) or stance.quoted_from(fragment, focus)
     if reported is not None and not _self_report(claim, reported):
         return _Settled(
             Reading.UNSETTLED,

@@ -273,6 +273,40 @@ def reporter(fragment: Fragment, subject_at: int | None, focus: Focus) -> str | 
     return None
 
 
+def quoted_from(fragment: Fragment, focus: Focus) -> str | None:
+    """Who is quoted when the object stands inside quotation marks ('Sam texted: "I love
+    jazz!"'): the "I" in someone else's quote is them. The speaker quoting themself is theirs."""
+    words = fragment.words
+    if not words[focus.first].quoted:
+        return None
+    sentence = fragment.sentence_range(focus.first)
+    opening = focus.first
+    while opening > sentence.start and words[opening - 1].quoted:
+        opening -= 1
+    for position in range(opening - 1, sentence.start - 1, -1):
+        if words[position].base in senses.SPEAKER_SUBJECTS:
+            return None
+        if is_person(words, position):
+            return phrase(words, position, opening - 1)
+    return _attributed_after(fragment, focus)
+
+
+def _attributed_after(fragment: Fragment, focus: Focus) -> str | None:
+    """'"I love jazz," Sam said.': the quote's speaker named right after it."""
+    words = fragment.words
+    closing = focus.last
+    while closing + 1 < len(words) and words[closing + 1].quoted:
+        closing += 1
+    after = range(closing + 1, min(closing + 4, len(words)))
+    speaker = next(
+        (p for p in after if words[p].base in senses.SPEAKER_SUBJECTS or is_person(words, p)), None
+    )
+    said = any(words[p].is_(*senses.REPORTING) for p in after)
+    if speaker is None or not said or words[speaker].base in senses.SPEAKER_SUBJECTS:
+        return None
+    return phrase(words, speaker, after.stop - 1)
+
+
 # --- denied ----------------------------------------------------------------------------------
 
 

@@ -197,6 +197,20 @@ def test_hearsay_is_someone_elses_word(text: str, predicate: str, obj: str, repo
     assert f"'{reporter}' reports someone else's words" in result.reason
 
 
+@pytest.mark.parametrize(
+    ("text", "quoted"),
+    [
+        ('Sam texted: "I love jazz!"', "Sam texted"),
+        ('"I love jazz," Sam said.', "Sam said"),
+    ],
+)
+def test_the_i_in_someone_elses_quote_is_them(text: str, quoted: str) -> None:
+    result = _verify(text, "likes", "jazz")
+    assert result.verdict is Verdict.INSUFFICIENT
+    assert f"'{quoted}' reports someone else's words" in result.reason
+    assert _verify(text.replace("Sam", "I"), "likes", "jazz").verdict is Verdict.ENTAILED
+
+
 def test_hearsay_the_speaker_agrees_with_is_theirs() -> None:
     text = "My wife says I'm obsessed with crosswords, and honestly she's right."
     assert _verify(text, "likes", "crosswords").verdict is Verdict.ENTAILED

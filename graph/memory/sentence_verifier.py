@@ -22,14 +22,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lemminflect import getAllLemmas
-
 from graph.memory import senses, stance
 from graph.memory.cues import find_cue
 from graph.memory.dates import DateParts, date_parts, find_date_mentions
 from graph.memory.models import Verdict
 from graph.memory.predicates import PREDICATE_RULES
-from graph.memory.sentences import Fragment, find_span, lemmas_of, read_fragment
+from graph.memory.sentences import Fragment, find_span, lemmas_of, parts_of_speech, read_fragment
 from graph.memory.stance import Focus, Mood, Time, Whose
 from graph.memory.verifier import (
     SELF_SUBJECTS,
@@ -73,7 +71,7 @@ def _object_terms(value: str) -> tuple[frozenset[str], ...]:
     a longer object ("buy a flat", "lives in Leeds"): people say the thing, not the verb."""
     terms = search_terms(value)
     kept = [term for term in terms if term not in senses.ORG_SUFFIXES] or list(terms)
-    if len(kept) > 1 and "VERB" in getAllLemmas(kept[0]) and tokens(value)[0] == kept[0]:
+    if len(kept) > 1 and "VERB" in parts_of_speech(kept[0]) and tokens(value)[0] == kept[0]:
         kept = kept[1:]
     return tuple(lemmas_of(term) for term in kept)
 

@@ -120,6 +120,12 @@ def lemmas_of(word: str) -> frozenset[str]:
     return frozenset(found)
 
 
+@lru_cache(maxsize=50_000)
+def parts_of_speech(word: str) -> frozenset[str]:
+    """The parts of speech the English lexicon knows the word as (empty: it does not know it)."""
+    return frozenset(getAllLemmas(word))
+
+
 def _word_lemmas(full: str, base: str) -> frozenset[str]:
     """The base's lemmas, with "be" for the verb a contraction hides ("i'm", "it's")."""
     lemmas = lemmas_of(base)
@@ -149,7 +155,7 @@ def read_fragment(text: str) -> Fragment:
         if words and (full in CONTRAST_WORDS or _count_between(clause_ends, words[-1].end, match.start())):
             clause += 1
         base = _base(full)
-        readings = getAllLemmas(base)
+        readings = parts_of_speech(base)
         words.append(
             Word(
                 written=match.group(),

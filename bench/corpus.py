@@ -2,7 +2,7 @@
 
 Sentences come from templates about work, hobbies, family, travel, health, food, tools, places
 and people, filled with words from `bench.vocabulary`. About half carry the claims a host would
-extract (likes, uses, works_at, knows, ...), worded so the lexical verifier can settle them and
+extract (likes, uses, works_at, knows, ...), worded so the claim verifier can settle them and
 the pipeline does its real work: verification, promotion, supersession and clarifications.
 
 `memories(profile_seed, count)` is deterministic: the first n memories of a profile say the

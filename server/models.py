@@ -14,7 +14,7 @@ from graph.dreams.cycle import DEFAULT_GENERATOR
 from graph.dreams.generator import DreamGenerator
 from graph.memory.models import ClaimInput
 from graph.memory.pipeline import DEFAULT_VERIFIER
-from graph.memory.verifier import ClaimStatement, ClaimVerifier
+from graph.memory.verifier import ClaimVerifier, statement_of
 from graph.models.claim_check import ClaimCheck
 from graph.models.endpoint import EndpointGenerator, EndpointModel
 from server.settings import ReverieSettings
@@ -40,9 +40,6 @@ async def claim_verifier(
     """The verifier for one remember. Called before its transaction: it may ask the endpoint."""
     if endpoint is None or not endpoint.config.verify_claims or not claims:
         return DEFAULT_VERIFIER
-    statements = [
-        ClaimStatement(subject=c.subject, predicate=c.predicate, object=c.object, polarity=c.polarity)
-        for c in claims
-    ]
+    statements = [statement_of(claim) for claim in claims]
     check = ClaimCheck(endpoint, endpoint.config.limits, floor=DEFAULT_VERIFIER)
     return await check.verifier_for(content, statements)

@@ -32,10 +32,11 @@ from bench.claims.scoring import (
 )
 from bench.machine import source_revision
 from bench.report import results_path, write_json
+from graph.memory.sentence_verifier import SentenceVerifier
 from graph.memory.verifier import ClaimVerifier, LexicalVerifier
 
 # Every verifier the lane measures, by the name it reports. Add a new verifier here.
-VERIFIERS: Mapping[str, ClaimVerifier] = {"lexical-v1": LexicalVerifier()}
+VERIFIERS: Mapping[str, ClaimVerifier] = {"lexical-v1": LexicalVerifier(), "sentence-v1": SentenceVerifier()}
 
 GROUPINGS: Mapping[str, Callable[[LabelledClaim], str]] = {
     "predicate": lambda item: item.predicate,

@@ -190,6 +190,13 @@ def _check_statement(statement: ClaimInput | None, fragment_ids: Sequence[str]) 
     if statement is None:
         return
     check_claim(statement)
+    if statement.evidence is not None:
+        # Evidence is words of the content a claim comes with: for a statement, the person's
+        # own words when they confirm it, which do not exist yet.
+        raise InvalidInputError(
+            "statement.evidence is not taken: the person's words when they confirm the dream are its "
+            "evidence. Leave evidence out. Nothing was written."
+        )
     outside = sorted(set(statement.supported_by) - set(fragment_ids))
     if outside:
         raise InvalidInputError(

@@ -29,7 +29,8 @@ from graph.memory.models import (
 from graph.memory.policy import ClaimEvidence, Strength, check_gates, compare_strength, truth_score
 from graph.memory.predicates import PredicatePolicy, PredicateRule, names_a_date, rule_for
 from graph.memory.records import ClaimSupport, SlotFact, StoredClaim, clarification_view, fact_view
-from graph.memory.verifier import SELF_SUBJECTS, ClaimStatement, ClaimVerifier, Verdict, Verification
+from graph.memory.sentences import find_span, read_fragment
+from graph.memory.verifier import SELF_SUBJECTS, ClaimVerifier, Verdict, Verification, statement_of
 from graph.rows import id_of
 from graph.text import normalize
 
@@ -79,6 +80,16 @@ def check_claim(claim: ClaimInput) -> None:
         raise InvalidInputError(f"claim {claim.predicate!r}: valid_from must be before valid_to.")
 
 
+def check_evidence(claim: ClaimInput, content: str) -> None:
+    """A claim's evidence span must be words of the content it comes with, so the verifier can
+    find it there and read it in its sentence."""
+    if claim.evidence is not None and find_span(read_fragment(content), claim.evidence) is None:
+        raise InvalidInputError(
+            f"claim {claim.predicate!r}: evidence {claim.evidence!r} is not in content. Copy the exact "
+            "words of content that say the claim (a few words to a sentence), or leave evidence out."
+        )
+
+
 def claim_fields(claim: ClaimInput) -> dict[str, Any]:
     """The stored identity of a claim: the same statement always maps to the same keys."""
     rule = rule_for(claim.predicate)
@@ -100,6 +111,7 @@ def claim_fields(claim: ClaimInput) -> dict[str, Any]:
         "polarity": claim.polarity,
         "valid_from": claim.valid_from,
         "valid_to": claim.valid_to,
+        "evidence": claim.evidence,
     }
 
 
@@ -143,9 +155,7 @@ async def load_claim(tx: ProfileTx, claim_id: str) -> StoredClaim:
 async def assess_claim(tx: ProfileTx, claim: StoredClaim, verifier: ClaimVerifier) -> Assessment:
     """Verify a stored claim against its active, independent supporting fragments."""
     support = ClaimSupport.from_row(await tx.one(q.CLAIM_SUPPORT, claim_id=claim.id, window=VERIFY_WINDOW))
-    statement = ClaimStatement(
-        subject=claim.subject, predicate=claim.predicate, object=claim.object, polarity=claim.polarity
-    )
+    statement = statement_of(claim)
     verification = verifier.verify(statement, list(support.texts))
     evidence = ClaimEvidence(
         extract_conf=claim.extract_conf,

@@ -21,6 +21,7 @@ MAX_LABELS = 20
 MAX_LABEL_CHARS = 64
 MAX_CLAIMS = 50
 MAX_SOURCE_CHARS = 500
+MAX_EVIDENCE_CHARS = 300
 
 Authority = Literal["primary", "secondary", "other"]
 Modality = Literal["assertion", "belief", "hypothetical", "question", "plan"]
@@ -93,6 +94,12 @@ class ClaimInput(Frozen):
     valid_to: UtcDatetime | None = Field(default=None, description="Stopped being true; no offset = UTC")
     supported_by: list[str] = Field(
         default_factory=list, max_length=20, description="Earlier fragments that also support it"
+    )
+    evidence: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_EVIDENCE_CHARS,
+        description="The words of content that say it, copied exactly",
     )
 
 

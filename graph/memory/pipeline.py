@@ -30,6 +30,7 @@ from graph.errors import (
 from graph.memory import queries as q
 from graph.memory.claims import (
     check_claim,
+    check_evidence,
     claim_fields,
     claim_nodes,
     load_claim,
@@ -54,14 +55,16 @@ from graph.memory.models import (
 )
 from graph.memory.policy import source_quality
 from graph.memory.records import FragmentState, KeyedFragment, clarification_view
-from graph.memory.verifier import ClaimVerifier, LexicalVerifier
+from graph.memory.sentence_verifier import SentenceVerifier
+from graph.memory.verifier import ClaimVerifier
 from graph.rows import id_of
 from graph.schema import GRAPH_FORMAT
 from graph.text import normalize
 
 MAX_METADATA_CHARS = 4_000
 ConfirmDecision = Literal["accept_claim", "keep_existing", "reject_claim"]
-DEFAULT_VERIFIER: ClaimVerifier = LexicalVerifier()
+# sentence-v1 reads who, negation, mood and time; lexical-v1 stays for comparison.
+DEFAULT_VERIFIER: ClaimVerifier = SentenceVerifier()
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,7 @@ def _check_request(request: RememberRequest) -> str:
         raise InvalidInputError(f"at most {MAX_CLAIMS} claims per fragment; split the content.")
     for claim in request.claims:
         check_claim(claim)
+        check_evidence(claim, request.content)
     try:
         metadata = json.dumps(dict(request.metadata), sort_keys=True, default=str)
     except (TypeError, ValueError):

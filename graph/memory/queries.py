@@ -189,7 +189,8 @@ UPSERT_OPEN_CLAIM = ScopedQuery(
         RETURN new
     }}
     WITH coalesce(open, new) AS c
-    SET c.extract_conf = CASE WHEN c.extract_conf >= $fields.extract_conf THEN c.extract_conf
+    SET c.evidence = coalesce($fields.evidence, c.evidence),
+        c.extract_conf = CASE WHEN c.extract_conf >= $fields.extract_conf THEN c.extract_conf
                               ELSE $fields.extract_conf END,
         c.resolution_conf = CASE WHEN c.resolution_conf >= $fields.resolution_conf THEN c.resolution_conf
                                  ELSE $fields.resolution_conf END

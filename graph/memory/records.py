@@ -37,6 +37,10 @@ class StoredClaim:
     extract_conf: float
     resolution_conf: float
     status: ClaimStatus
+    # Optional on the node: a claim stored before validity or evidence spans were read has none.
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    evidence: str | None = None
 
     @classmethod
     def from_row(cls, row: Row) -> StoredClaim:
@@ -55,6 +59,9 @@ class StoredClaim:
             extract_conf=float(claim["extract_conf"]),
             resolution_conf=float(claim["resolution_conf"]),
             status=ClaimStatus(claim["status"]),
+            valid_from=claim.get("valid_from"),
+            valid_to=claim.get("valid_to"),
+            evidence=claim.get("evidence"),
         )
 
     def with_status(self, status: ClaimStatus) -> StoredClaim:

@@ -50,10 +50,14 @@ __all__ = [
     "SELF_SUBJECTS",
     "ClaimStatement",
     "ClaimVerifier",
+    "FragmentReading",
     "LexicalVerifier",
     "Polarity",
+    "Reading",
+    "StatedClaim",
     "Verdict",
     "Verification",
+    "statement_of",
 ]
 
 
@@ -69,6 +73,41 @@ class ClaimStatement:
     valid_from: datetime | None = None
     valid_to: datetime | None = None
     evidence: str | None = None
+
+
+class StatedClaim(Protocol):
+    """What a claim says, however it is held (a host's input, a stored claim node)."""
+
+    @property
+    def subject(self) -> str: ...
+    @property
+    def predicate(self) -> str: ...
+    @property
+    def object(self) -> str: ...
+    @property
+    def polarity(self) -> str: ...
+    @property
+    def modality(self) -> str: ...
+    @property
+    def valid_from(self) -> datetime | None: ...
+    @property
+    def valid_to(self) -> datetime | None: ...
+    @property
+    def evidence(self) -> str | None: ...
+
+
+def statement_of(claim: StatedClaim) -> ClaimStatement:
+    """The claim as a verifier reads it."""
+    return ClaimStatement(
+        subject=claim.subject,
+        predicate=claim.predicate,
+        object=claim.object,
+        polarity=claim.polarity,
+        modality=claim.modality,
+        valid_from=claim.valid_from,
+        valid_to=claim.valid_to,
+        evidence=claim.evidence,
+    )
 
 
 @dataclass(frozen=True)
@@ -105,7 +144,9 @@ _MAX_LABEL_CHARS = 60
 _CLAUSE_BREAK = re.compile(r"[.!?](?=\s|$)|[,;:()\[\]{}\"\n\u201c\u201d\u2013\u2014\u3001\u3002]")
 
 
-class _Reading(StrEnum):
+class Reading(StrEnum):
+    """What one fragment says of a claim's object, before the claim's polarity is applied."""
+
     AFFIRMS = "affirms"
     DENIES = "denies"
     CONFLICTS = "conflicts"
@@ -113,8 +154,8 @@ class _Reading(StrEnum):
 
 
 @dataclass(frozen=True)
-class _FragmentReading:
-    reading: _Reading
+class FragmentReading:
+    reading: Reading
     detail: str
 
 
@@ -139,7 +180,7 @@ class _Doc:
     clauses: tuple[int, ...]
 
 
-def _label(text: str) -> str:
+def label(text: str) -> str:
     short = " ".join(text.split())
     if len(short) > _MAX_LABEL_CHARS:
         short = short[: _MAX_LABEL_CHARS - 3] + "..."
@@ -150,7 +191,7 @@ def _words(count: int) -> str:
     return f"{count} word" if count == 1 else f"{count} words"
 
 
-def _search_terms(text: str) -> tuple[str, ...]:
+def search_terms(text: str) -> tuple[str, ...]:
     # Salient words when there are any; otherwise a short or stop-word-only value ("Go",
     # "the UK", "He") is still looked for by the words it has.
     words = tokens(text)
@@ -270,39 +311,58 @@ def _object_missing(doc: _Doc, terms: _ClaimTerms, where: str) -> str:
     return f"the words of object {terms.object_label} occur in {where} but not together"
 
 
-def _read_fragment(terms: _ClaimTerms, text: str, number: int) -> _FragmentReading:
+def _read_fragment(terms: _ClaimTerms, text: str, number: int) -> FragmentReading:
     doc = _read_doc(text)
     where = f"fragment {number}"
     subject_problem = _subject_missing(doc, terms, where)
     if subject_problem is not None:
-        return _FragmentReading(_Reading.UNSETTLED, subject_problem)
+        return FragmentReading(Reading.UNSETTLED, subject_problem)
     mentions = _find_mentions(doc, terms)
     if not mentions:
-        return _FragmentReading(_Reading.UNSETTLED, _object_missing(doc, terms, where))
+        return FragmentReading(Reading.UNSETTLED, _object_missing(doc, terms, where))
     cued = [mention for mention in mentions if _has_cue(doc, mention, terms)]
     found = f"object {terms.object_label} found in {where}"
     if not cued:
         examples = ", ".join(terms.cues[:4])
-        return _FragmentReading(
-            _Reading.UNSETTLED,
+        return FragmentReading(
+            Reading.UNSETTLED,
             f"{found} but no {terms.predicate} cue word ({examples}...) within {_CUE_CONTEXT} words of it",
         )
     negations = [_negation(doc, mention, terms) for mention in cued]
     negated = [negation for negation in negations if negation is not None]
     if not negated:
-        return _FragmentReading(_Reading.AFFIRMS, f"{found}, not negated")
+        return FragmentReading(Reading.AFFIRMS, f"{found}, not negated")
     if len(negated) == len(negations):
-        return _FragmentReading(_Reading.DENIES, f"{found} with {negated[0]}")
-    return _FragmentReading(_Reading.CONFLICTS, f"{found} both unnegated and with {negated[0]}")
+        return FragmentReading(Reading.DENIES, f"{found} with {negated[0]}")
+    return FragmentReading(Reading.CONFLICTS, f"{found} both unnegated and with {negated[0]}")
 
 
-def _verdict_for(reading: _Reading, polarity: Polarity) -> Verdict:
-    if reading is _Reading.UNSETTLED:
+def _verdict_for(reading: Reading, polarity: Polarity) -> Verdict:
+    if reading is Reading.UNSETTLED:
         return Verdict.INSUFFICIENT
-    if reading is _Reading.CONFLICTS:
+    if reading is Reading.CONFLICTS:
         return Verdict.CONTRADICTED
-    affirms = reading is _Reading.AFFIRMS
+    affirms = reading is Reading.AFFIRMS
     return Verdict.ENTAILED if affirms == (polarity is Polarity.POSITIVE) else Verdict.CONTRADICTED
+
+
+def combine(readings: Sequence[FragmentReading], polarity: Polarity, verifier: str) -> Verification:
+    """The verdict over all fragments: any contradiction wins, then any entailment."""
+    judged = [(_verdict_for(reading.reading, polarity), reading) for reading in readings]
+    contradicting = [reading.detail for verdict, reading in judged if verdict is Verdict.CONTRADICTED]
+    entailing = [reading.detail for verdict, reading in judged if verdict is Verdict.ENTAILED]
+    suffix = " (the claim is negative)" if polarity is Polarity.NEGATIVE else ""
+    if contradicting and entailing:
+        reason = f"fragments disagree: {contradicting[0]}; {entailing[0]}"
+        return Verification(Verdict.CONTRADICTED, verifier, reason + suffix)
+    if contradicting:
+        return Verification(Verdict.CONTRADICTED, verifier, contradicting[0] + suffix)
+    if entailing:
+        return Verification(Verdict.ENTAILED, verifier, entailing[0] + suffix)
+    listed = "; ".join(reading.detail for reading in readings[:_MAX_LISTED_FRAGMENTS])
+    unlisted = len(readings) - _MAX_LISTED_FRAGMENTS
+    more = f"; {unlisted} more fragments settle nothing either" if unlisted > 0 else ""
+    return Verification(Verdict.INSUFFICIENT, verifier, listed + more)
 
 
 def _normalized_words(words: Iterable[str]) -> tuple[str, ...]:
@@ -310,7 +370,7 @@ def _normalized_words(words: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(word for word in normalized if word))
 
 
-def _polarity(value: str) -> Polarity | None:
+def polarity_of(value: str) -> Polarity | None:
     wanted = normalize(value)
     return next((polarity for polarity in Polarity if polarity.value == wanted), None)
 
@@ -328,10 +388,10 @@ class LexicalVerifier:
         self._cue_words = {predicate: _normalized_words(words) for predicate, words in cue_words.items()}
 
     def verify(self, claim: ClaimStatement, fragments: Sequence[str]) -> Verification:
-        polarity = _polarity(claim.polarity)
+        polarity = polarity_of(claim.polarity)
         if polarity is None:
             return self._result(
-                Verdict.INSUFFICIENT, f"unknown polarity {_label(claim.polarity)} (use positive or negative)"
+                Verdict.INSUFFICIENT, f"unknown polarity {label(claim.polarity)} (use positive or negative)"
             )
         terms = self._terms(claim)
         if not terms.object_terms or terms.subject_terms == ():
@@ -339,39 +399,22 @@ class LexicalVerifier:
         if not fragments:
             return self._result(Verdict.INSUFFICIENT, "no supporting fragments")
         readings = [_read_fragment(terms, text, number) for number, text in enumerate(fragments, start=1)]
-        return self._combine(readings, polarity)
+        return combine(readings, polarity, self.name)
 
     def _terms(self, claim: ClaimStatement) -> _ClaimTerms:
         is_self = normalize(claim.subject) in SELF_SUBJECTS
         cues = self._cue_words.get(claim.predicate, ())
         return _ClaimTerms(
             predicate=claim.predicate,
-            object_label=_label(claim.object),
-            object_terms=_search_terms(claim.object),
+            object_label=label(claim.object),
+            object_terms=search_terms(claim.object),
             object_words=frozenset(tokens(claim.object)),
-            subject_label=_label(claim.subject),
-            subject_terms=None if is_self else _search_terms(claim.subject),
+            subject_label=label(claim.subject),
+            subject_terms=None if is_self else search_terms(claim.subject),
             cues=cues,
             cue_set=frozenset(cues),
             departure=claim.predicate in _DEPARTURE_PREDICATES,
         )
-
-    def _combine(self, readings: Sequence[_FragmentReading], polarity: Polarity) -> Verification:
-        judged = [(_verdict_for(reading.reading, polarity), reading) for reading in readings]
-        contradicting = [reading.detail for verdict, reading in judged if verdict is Verdict.CONTRADICTED]
-        entailing = [reading.detail for verdict, reading in judged if verdict is Verdict.ENTAILED]
-        suffix = " (the claim is negative)" if polarity is Polarity.NEGATIVE else ""
-        if contradicting and entailing:
-            reason = f"fragments disagree: {contradicting[0]}; {entailing[0]}"
-            return self._result(Verdict.CONTRADICTED, reason + suffix)
-        if contradicting:
-            return self._result(Verdict.CONTRADICTED, contradicting[0] + suffix)
-        if entailing:
-            return self._result(Verdict.ENTAILED, entailing[0] + suffix)
-        listed = "; ".join(reading.detail for reading in readings[:_MAX_LISTED_FRAGMENTS])
-        unlisted = len(readings) - _MAX_LISTED_FRAGMENTS
-        more = f"; {unlisted} more fragments settle nothing either" if unlisted > 0 else ""
-        return self._result(Verdict.INSUFFICIENT, listed + more)
 
     def _result(self, verdict: Verdict, reason: str) -> Verification:
         return Verification(verdict=verdict, verifier=self.name, reason=reason)

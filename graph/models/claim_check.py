@@ -1,12 +1,13 @@
-"""A model reads the person's words for what the lexical verifier cannot: hedges and negations
-far from the object ("I don't think I like jazz"), questions, wishes, someone else's tastes.
+"""A model reads the person's words for what the rule-based verifier misses: sarcasm, hedges
+and negations its clause rules do not know, someone else's tastes said in unusual ways.
 
-The lexical verifier stays the floor, and the model can only take support away, never add it:
+The rule-based verifier (the floor: sentence-v1 by default) stays, and the model can only take
+support away, never add it:
 
-- a claim the lexical verifier does not find entailed keeps its verdict, whatever the model says
+- a claim the floor does not find entailed keeps its verdict, whatever the model says
   (the model cannot make a claim entailed, nor contradicted);
 - a claim it finds entailed loses the support of each fragment the model reads as not stating
-  it; when no fragment the lexical verifier accepts is left, the verdict is "insufficient".
+  it; when no fragment the floor accepts is left, the verdict is "insufficient".
 
 So a model that is wrong can only keep a claim a candidate, which costs a confirmation later;
 it can never let a false belief through the gates or flag a fact. "insufficient" rather than
@@ -16,9 +17,9 @@ model's word alone.
 The verifier runs inside the remember transaction, where no model may be called (a managed
 transaction may be retried, a model call must not be), so the model reads the new content
 before that transaction opens (`ClaimCheck.verifier_for`), and the verifier inside it only looks
-its readings up. Fragments the model did not read (older support) are judged lexically alone.
-One request per remember, asked only for the claims the lexical verifier finds entailed by the
-new content; a refusal, an error, a timeout or a malformed answer leaves the lexical verdicts.
+its readings up. Fragments the model did not read (older support) are judged by the floor alone.
+One request per remember, asked only for the claims the floor finds entailed by the new
+content; a refusal, an error, a timeout or a malformed answer leaves the floor's verdicts.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ import anyio
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graph.dreams.host_model import HostModel, HostModelError, HostModelLimits
-from graph.memory.verifier import ClaimStatement, ClaimVerifier, LexicalVerifier, Verdict, Verification
+from graph.memory.sentence_verifier import SentenceVerifier
+from graph.memory.verifier import ClaimStatement, ClaimVerifier, Verdict, Verification
 from graph.text import normalize
 
 log = logging.getLogger(__name__)
@@ -96,7 +98,7 @@ def parse_checks(text: str) -> list[_Check]:
 
 
 class ModelCheckedVerifier:
-    """The lexical verdict, less the support of fragments the model read as not stating the claim."""
+    """The floor's verdict, less the support of fragments the model read as not stating the claim."""
 
     def __init__(
         self, floor: ClaimVerifier, model: str, readings: Mapping[tuple[_ClaimKey, str], Reading]
@@ -110,9 +112,9 @@ class ModelCheckedVerifier:
         return f"{self._floor.name}+{self._model}"
 
     def verify(self, claim: ClaimStatement, fragments: Sequence[str]) -> Verification:
-        lexical = self._floor.verify(claim, fragments)
-        if lexical.verdict is not Verdict.ENTAILED:
-            return lexical
+        floor = self._floor.verify(claim, fragments)
+        if floor.verdict is not Verdict.ENTAILED:
+            return floor
         key = _claim_key(claim)
         refused = [
             (number, reading)
@@ -120,14 +122,14 @@ class ModelCheckedVerifier:
             if (reading := self._readings.get((key, normalize(text)))) is not None
         ]
         if not refused:
-            return lexical
+            return floor
         kept = [text for text in fragments if (key, normalize(text)) not in self._readings]
         rest = self._floor.verify(claim, kept) if kept else None
         if rest is not None and rest.verdict is Verdict.ENTAILED:
             return rest
         number, reading = refused[0]
         reason = (
-            f"{lexical.reason}, but the model {self._model} reads fragment {number} as not stating "
+            f"{floor.reason}, but the model {self._model} reads fragment {number} as not stating "
             f"the claim ({reading.why or 'no reason given'})"
         )
         return Verification(verdict=Verdict.INSUFFICIENT, verifier=self.name, reason=reason)
@@ -139,7 +141,7 @@ class ClaimCheck:
     def __init__(self, model: HostModel, limits: HostModelLimits, floor: ClaimVerifier | None = None) -> None:
         self._model = model
         self._limits = limits
-        self._floor = floor or LexicalVerifier()
+        self._floor = floor or SentenceVerifier()
 
     async def verifier_for(self, content: str, claims: Iterable[ClaimStatement]) -> ClaimVerifier:
         """A verifier for one remember of `content` with `claims`; the floor alone when the model
@@ -160,7 +162,7 @@ class ClaimCheck:
         except (TimeoutError, HostModelError, ValueError) as error:
             # anyio's timeout is a TimeoutError without words of its own.
             log.warning(
-                "claim check: no usable answer (%s); lexical verdicts stand", str(error) or "timed out"
+                "claim check: no usable answer (%s); the floor's verdicts stand", str(error) or "timed out"
             )
             return self._floor
         fragment = normalize(content)

@@ -62,6 +62,11 @@ async def remember(
     its supporting fragments and, when it passes its predicate's gates, becomes a fact. A claim
     that conflicts with an equally strong current fact yields a clarification: ask the person and
     answer with confirm_memory.
+
+    A claim passes when the content says it plainly of its subject: put in its evidence the
+    words that say it ("I work at Acme"). A wish or plan is has_goal or modality plan; what
+    ended needs valid_to, what starts later valid_from; a question, hearsay or a remark taken
+    back is no claim. verification_reason says what was missing.
     """
     app = app_of(ctx)
     graph = await app.graph_for(write=True)

@@ -23,13 +23,12 @@ async def _enter_and_note(admission: Admission, background: bool, name: str, ent
 @pytest.mark.unit
 async def test_interactive_waiters_go_before_background_ones_that_came_first() -> None:
     admission, entered = Admission(limit=1), []
-    async with anyio.create_task_group() as group:
-        async with admission.slot(background=False):
-            group.start_soon(_enter_and_note, admission, True, "background", entered)
-            await anyio.sleep(0.05)
-            group.start_soon(_enter_and_note, admission, False, "interactive", entered)
-            await anyio.sleep(0.05)
-            assert entered == []
+    async with anyio.create_task_group() as group, admission.slot(background=False):
+        group.start_soon(_enter_and_note, admission, True, "background", entered)
+        await anyio.sleep(0.05)
+        group.start_soon(_enter_and_note, admission, False, "interactive", entered)
+        await anyio.sleep(0.05)
+        assert entered == []
     assert entered == ["interactive", "background"]
 
 
@@ -44,12 +43,11 @@ async def test_a_waiter_past_its_patience_goes_in_over_the_limit() -> None:
 @pytest.mark.unit
 async def test_a_waiter_cancelled_in_the_queue_takes_no_slot_with_it() -> None:
     admission, entered = Admission(limit=1), []
-    async with anyio.create_task_group() as group:
-        async with admission.slot(background=False):
-            with anyio.move_on_after(0.1):
-                await _enter_and_note(admission, False, "cancelled", entered)
-            group.start_soon(_enter_and_note, admission, False, "next", entered)
-            await anyio.sleep(0.05)
+    async with anyio.create_task_group() as group, admission.slot(background=False):
+        with anyio.move_on_after(0.1):
+            await _enter_and_note(admission, False, "cancelled", entered)
+        group.start_soon(_enter_and_note, admission, False, "next", entered)
+        await anyio.sleep(0.05)
     with anyio.fail_after(1):
         await _enter_and_note(admission, True, "after", entered)
     assert entered == ["next", "after"]

@@ -103,7 +103,7 @@ async def test_works_at_from_one_primary_source_is_promoted(graph: ProfileGraph)
 async def test_a_restatement_keeps_the_best_confidence_seen_and_links_its_evidence(
     graph: ProfileGraph,
 ) -> None:
-    unsure = await say(graph, "I think I work at Acme Corp now.", works_at("Acme Corp", extract=0.5))
+    unsure = await say(graph, "I work at Acme Corp now.", works_at("Acme Corp", extract=0.5))
     [first] = unsure.claims
     assert first.failed_gates == ["extract_confidence"]
 

@@ -41,14 +41,15 @@ from tests.server.test_dream_sampling import CLEANED_MODEL, FORGED_MODEL, judged
 
 pytestmark = pytest.mark.anyio
 TIMEOUT = 1.0
-HEDGED = "I don't think I like jazz, to be honest."
+# Sarcasm: the rule-based floor (sentence-v1) reads it as liking jazz; a model should not.
+SARCASTIC = "Sure, I love jazz, said no one ever."
 
 
 def answers(received: Received) -> Reply:
     """A model that does its job: phrases every dream, reads every claim as not stated."""
     if "worth_asking" in received.prompt:
         return completion(judged(True))
-    return completion(json.dumps({"claims": [{"number": 1, "states": False, "why": "hedged"}]}))
+    return completion(json.dumps({"claims": [{"number": 1, "states": False, "why": "sarcasm"}]}))
 
 
 def endpoint_settings(
@@ -192,26 +193,26 @@ async def test_without_an_endpoint_the_status_says_so(
     }
 
 
-async def remember_hedged(settings: ReverieSettings) -> dict[str, Any]:
+async def remember_sarcastic(settings: ReverieSettings) -> dict[str, Any]:
     async with Client(build_server(settings, "stdio")) as client:
         result = await client.call_tool(
-            "remember", {"content": HEDGED, "claims": [claim_of("likes", "jazz")]}
+            "remember", {"content": SARCASTIC, "claims": [claim_of("likes", "jazz")]}
         )
     [claim] = structured(result)["claims"]
     return dict(claim)
 
 
-async def test_a_hedged_negation_is_not_promoted_when_the_endpoint_checks_claims(
+async def test_sarcasm_is_not_promoted_when_the_endpoint_checks_claims(
     neo4j_settings: ConnectionSettings, profile_id: str, endpoint: ScriptedEndpoint
 ) -> None:
-    lexical_only = await remember_hedged(settings_for(neo4j_settings, f"{profile_id}-lexical"))
-    assert (lexical_only["verdict"], lexical_only["outcome"]) == ("entailed", "promoted")
+    floor_only = await remember_sarcastic(settings_for(neo4j_settings, f"{profile_id}-floor"))
+    assert (floor_only["verdict"], floor_only["outcome"]) == ("entailed", "promoted")
 
-    checked = await remember_hedged(
+    checked = await remember_sarcastic(
         endpoint_settings(neo4j_settings, profile_id, endpoint, reverie_model_verify=True)
     )
     assert (checked["verdict"], checked["outcome"]) == ("insufficient", "not_validated")
-    assert checked["verifier"] == f"lexical-v1+{ANSWERING_MODEL}" and checked["fact"] is None
+    assert checked["verifier"] == f"sentence-v1+{ANSWERING_MODEL}" and checked["fact"] is None
     [sent] = endpoint.received
     assert "1. user likes jazz" in sent.prompt
 
@@ -219,7 +220,7 @@ async def test_a_hedged_negation_is_not_promoted_when_the_endpoint_checks_claims
 async def test_claims_are_checked_by_the_endpoint_only_when_asked_to(
     neo4j_settings: ConnectionSettings, profile_id: str, endpoint: ScriptedEndpoint
 ) -> None:
-    claim = await remember_hedged(endpoint_settings(neo4j_settings, profile_id, endpoint))
+    claim = await remember_sarcastic(endpoint_settings(neo4j_settings, profile_id, endpoint))
     assert claim["verdict"] == "entailed" and endpoint.received == []
 
 

@@ -127,7 +127,7 @@ async def test_a_confirmation_with_weak_evidence_stays_a_candidate(call: CallToo
     await remember_all(call)
     dream = await first_dream(call)
     weak = {**claim_of("likes", "Saramago novels"), "extract_conf": 0.5}
-    report = (await promote(call, dream["id"], "I suppose I like Saramago novels.", weak))["promotion"]
+    report = (await promote(call, dream["id"], "Yes, I like Saramago novels.", weak))["promotion"]
     assert report["outcome"] == "not_promoted"
     claim = report["claims"][0]
     assert claim["outcome"] == "gate_rejected" and claim["fact"] is None

@@ -166,6 +166,8 @@ async def test_the_same_pair_twice_and_bad_citations_are_refused_and_change_noth
     for statement, expected in (
         (claim_of("owns_bank", "Acme Corp"), "Predicate 'owns_bank' is not supported"),
         (claim_of("born_on", "not a date"), "is not a date"),
+        # Its evidence will be the person's words when they confirm it, which do not exist yet.
+        (claim_of("likes", "novels", evidence="loved it"), "statement.evidence is not taken"),
     ):
         text = await host.refused(
             "write_dream", source_ids=[third, ids[MEMORIES[4]]], statement=statement, **dream_words("x")

@@ -95,7 +95,7 @@ async def test_concurrent_identical_remembers_store_one_fragment(call: CallTool)
 async def test_gates_are_named_and_a_second_secondary_source_promotes(call: CallTool) -> None:
     letter = await call(
         "remember",
-        content="Offer letter: I will work at Acme Corp.",
+        content="HR letter: I work at Acme Corp.",
         authority="secondary",
         claims=[works_at("Acme Corp")],
     )

@@ -1,0 +1,228 @@
+"""Where a sentence says a claim's predicate: a cue lemma near the object (`senses.CUES`), or
+a construction that says it without one ("a nurse at X", "back on the Kindle", "oat milk, not
+dairy", "knitted a jumper").
+
+A cue counts in the object's clause or within `CUE_REACH` words of it, in its sentence; with
+an evidence span, a cue anywhere inside the span counts and is preferred to one outside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from graph.memory import senses
+from graph.memory.sentences import Fragment, Word
+from graph.memory.stance import Focus, mood_word
+
+CUE_REACH = 8
+_AFTERTHOUGHT_WORDS = 6
+_ARTICLES = frozenset({"a", "an", "the", "my", "our", "some", "this", "that"})
+_TIME_OF_GOALS = frozenset({"year", "yr", "month", "summer", "spring", "autumn", "winter", "week"})
+
+
+def _before(fragment: Fragment, first: int, prepositions: frozenset[str]) -> int | None:
+    """A preposition right before the object, or before an article right before it."""
+    words = fragment.words
+    for position in (first - 1, first - 2):
+        if position < 0 or words[position].sentence != words[first].sentence:
+            return None
+        if words[position].base in prepositions:
+            return position
+        if words[position].base not in _ARTICLES:
+            return None
+    return None
+
+
+def _employment(fragment: Fragment, focus: Focus) -> int | None:
+    """Employment said by a role or a stay: "a nurse at X", "as a designer at X", "been at X",
+    "first day at X"."""
+    words = fragment.words
+    at = _before(fragment, focus.first, frozenset({"at", "for", "with"}))
+    if at is None:
+        return None
+    sentence = fragment.sentence_range(focus.first)
+    if at > 0 and words[at - 1].is_("year", "month", "week", "decade"):
+        # "Two years with Alder Trust": time served there.
+        return at - 1
+    for position in range(max(sentence.start, at - 6), at):
+        word = words[position]
+        if word.base in {"a", "an", "as"} or (word.is_("be") and position == at - 1):
+            return position
+        if word.base == "first" and position + 1 < at and words[position + 1].is_("day", "week", "month"):
+            return position
+    return None
+
+
+def _tool(fragment: Fragment, focus: Focus) -> int | None:
+    """A tool said by where things happen in it: "back on the Kindle", "moved into Notion",
+    "goes through Monzo", "neovim user"."""
+    after = focus.last + 1
+    if after < len(fragment.words) and fragment.words[after].is_("user"):
+        return after
+    return _before(fragment, focus.first, frozenset({"on", "in", "into", "through", "with", "via"}))
+
+
+def _project(fragment: Fragment, focus: Focus) -> int | None:
+    """A project said by being on it or at it: "still on the payments rewrite", "restoring an
+    old Vespa", "Mine: the overhaul"."""
+    words = fragment.words
+    found = _before(fragment, focus.first, frozenset({"on", "in"}))
+    if found is not None:
+        return found
+    for position in range(max(0, focus.first - 3), focus.first):
+        word = words[position]
+        if word.sentence != words[focus.first].sentence:
+            continue
+        if word.full.endswith("ing") and word.known and not word.is_("be", "go"):
+            return position
+        if word.base == "mine":
+            return position
+    return None
+
+
+def _contrast(fragment: Fragment, focus: Focus) -> int | None:
+    """A choice said by what it is instead of: "oat milk not dairy", "Paperbacks for me, never
+    e-readers", "Thursday, not Tuesday", "window seat, every time"."""
+    words = fragment.words
+    sentence = fragment.sentence_range(focus.last)
+    for position in range(focus.last + 1, min(focus.last + 5, sentence.stop - 1)):
+        word = words[position]
+        if word.full in senses.NEGATORS or word.full in {"instead", "rather"}:
+            return position
+        if word.base == "every" and words[position + 1].is_("time"):
+            return position
+    return None
+
+
+def _done_skill(fragment: Fragment, focus: Focus) -> int | None:
+    """An activity said as done ("Knitted a jumper"): doing it shows the skill."""
+    word = fragment.words[focus.first]
+    return focus.first if word.full.endswith("ed") and len(word.lemmas) > 1 else None
+
+
+def _goal_time(fragment: Fragment, focus: Focus) -> int | None:
+    """A goal set for a time: "learn Japanese this year", "get fit by next summer"."""
+    words = fragment.words
+    sentence = fragment.sentence_range(focus.first)
+    for position in range(sentence.start, sentence.stop - 1):
+        if words[position].base in {"this", "next", "by"} and words[position + 1].is_(*_TIME_OF_GOALS):
+            return position
+    return None
+
+
+def _wished(fragment: Fragment, focus: Focus) -> int | None:
+    """A goal said as a wish, a maybe or a future before it in its sentence ("Maybe one day
+    I'll learn Spanish", "I should get a dog")."""
+    words = fragment.words
+    sentence = fragment.sentence_range(focus.first)
+    for position in range(focus.first - 1, sentence.start - 1, -1):
+        if mood_word(words, position) is not None or words[position].full.endswith("'ll"):
+            return position
+    return None
+
+
+def _companion(fragment: Fragment, focus: Focus) -> int | None:
+    """Time spent with the person: "lunch with Lena", "Tom and I"."""
+    words = fragment.words
+    found = _before(fragment, focus.first, frozenset({"with"}))
+    if found is not None:
+        return found
+    after = focus.last + 2
+    if (
+        after < len(words)
+        and words[focus.last + 1].base == "and"
+        and words[after].base in senses.SPEAKER_SUBJECTS
+    ):
+        return after
+    return None
+
+
+_CONSTRUCTIONS: dict[str, tuple[Callable[[Fragment, Focus], int | None], ...]] = {
+    "works_at": (_employment,),
+    "uses": (_tool,),
+    "works_on": (_project,),
+    "prefers": (_contrast,),
+    "corrected": (_contrast,),
+    "has_skill": (_done_skill,),
+    "has_goal": (_goal_time, _wished),
+    "knows": (_companion,),
+}
+
+
+def _lemma_cues(fragment: Fragment, focus: Focus, cues: frozenset[str]) -> list[int]:
+    words = fragment.words
+    sentence = fragment.sentence_range(focus.first)
+    clause = fragment.clause_range(focus.first)
+    return [
+        position
+        for position in sentence
+        if not focus.holds(position)
+        and (position in clause or abs(position - focus.first) <= CUE_REACH)
+        and not words[position].lemmas.isdisjoint(cues)
+        and not _not_a_cue(words, position)
+    ]
+
+
+def _afterthought_cues(fragment: Fragment, focus: Focus, cues: frozenset[str]) -> list[int]:
+    """Cues in a short subject-less sentence right after the object's ("Pottery class again.
+    Best part of my week."): diary speech often says the predicate as an afterthought."""
+    words = fragment.words
+    following = fragment.sentence_range(focus.last).stop
+    if following >= len(words):
+        return []
+    sentence = fragment.sentence_range(following)
+    if len(sentence) > _AFTERTHOUGHT_WORDS or any(_subject_word(words[p]) for p in sentence):
+        return []
+    return [p for p in sentence if not words[p].lemmas.isdisjoint(cues)]
+
+
+def _subject_word(word: Word) -> bool:
+    return word.base in senses.SPEAKER_SUBJECTS or word.base in senses.OTHER_PRONOUNS
+
+
+def _not_a_cue(words: Sequence[Word], position: int) -> bool:
+    """Cue words in a sense that says something else: "meant to" (an intention)."""
+    following = words[position + 1].base if position + 1 < len(words) else ""
+    return words[position].is_("mean") and following == "to"
+
+
+def find_cue(
+    fragment: Fragment, focus: Focus, predicate: str, cues: frozenset[str], span: range | None
+) -> int | None:
+    """Where the predicate is said for the object at `focus`; None when the sentence does not."""
+    for construction in _CONSTRUCTIONS.get(predicate, ()):
+        found = construction(fragment, focus)
+        if found is not None:
+            return found
+    # A word saying the opposite ("I hate olives") says the predicate too, denied.
+    cues = cues | senses.DENIALS.get(predicate, frozenset())
+    candidates = _lemma_cues(fragment, focus, cues) + _afterthought_cues(fragment, focus, cues)
+    if predicate == "knows":
+        # The person doing something to or with the speaker ("texted me", "my friend"); an "I"
+        # alone ("I read an article by Ken") says nothing of knowing them.
+        sentence = fragment.sentence_range(focus.first)
+        candidates += [p for p in sentence if fragment.words[p].base in senses.SPEAKER_OBJECTS]
+    if predicate == "relationship_to":
+        candidates = [p for p in candidates if _speakers_relation(fragment.words, p)]
+    if span is not None:
+        # The host vouches that the span says the claim: a cue anywhere in it counts.
+        in_span = [p for p in span if not focus.holds(p) and not fragment.words[p].lemmas.isdisjoint(cues)]
+        candidates = [p for p in candidates if p in span] + in_span or candidates
+    if not candidates:
+        return None
+    # The nearest, and of two equally near the one before the object.
+    return min(candidates, key=lambda position: (abs(position - focus.first), position > focus.first))
+
+
+def _speakers_relation(words: Sequence[Word], position: int) -> bool:
+    """A relation noun counts when the speaker owns it ("my stepson", "our daughter"); a verb
+    ("married", "dating") says it by itself."""
+    word = words[position]
+    if word.lemmas.isdisjoint(senses.PERSON_NOUNS):
+        return True
+    if word.capitalised and not word.full.endswith("'s") and (position == 0 or not words[position - 1].noun):
+        # "Mum (Rosa) turned seventy": a kinship word used as a name is the speaker's own.
+        return True
+    return any(
+        earlier.base in senses.SPEAKER_POSSESSIVES for earlier in words[max(0, position - 3) : position]
+    )

@@ -1,0 +1,546 @@
+"""How a sentence stands towards one mention of a claim's object: whose it is, whether it is
+denied, hedged, wished, asked or reported, when it holds, and whether a later clause takes it
+back. Pure functions over `sentences.Fragment`; the verdict is the verifier's business.
+
+The reading is a set of clause rules over lemmas, not a parse (docs/memory.md says why):
+- who: the nearest subject before the words that say the claim, within their sentence: a
+  first-person word is the speaker; "my sister", "Dad", "she", a name are someone else; no
+  subject at all is the speaker's own elided "I" of diary-style speech ("Started at Quillmark").
+- denied: a negator from that subject to the object (or to a cue after it) whose reach no new
+  subject cuts; one that negates a verb of thinking ("I don't think I...") hedges instead.
+- mood: a question, a wish, a plan, a hedge or a belief in the clause or in subject-less
+  clauses leading up to it; a reporting verb whose subject is someone else ("my boss says"),
+  unless a later clause agrees ("and she's right").
+- time: ended ("used to", "no longer", "left"), past (a state verb in the past tense, "until
+  June"), future ("next month", "will").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import lru_cache
+
+from lemminflect import getAllInflections
+
+from graph.memory import senses
+from graph.memory.sentences import CONTRAST_WORDS, Fragment, Word
+from graph.text import STOP_WORDS
+
+
+class Whose(StrEnum):
+    SPEAKER = "speaker"
+    SUBJECT = "subject"
+    OTHER = "other"
+
+
+class Mood(StrEnum):
+    ASSERTED = "asserted"
+    QUESTION = "question"
+    WISH = "wish"
+    PLAN = "plan"
+    HEDGE = "hedge"
+    BELIEF = "belief"
+
+
+class Time(StrEnum):
+    CURRENT = "current"
+    ENDED = "ended"
+    PAST = "past"
+    FUTURE = "future"
+
+
+@dataclass(frozen=True)
+class Focus:
+    """Where the claim is said: the object's words and the cue nearest them (None: no cue)."""
+
+    first: int
+    last: int
+    cue: int | None
+
+    @property
+    def anchor(self) -> int:
+        return self.first if self.cue is None else min(self.cue, self.first)
+
+    @property
+    def end(self) -> int:
+        return self.last if self.cue is None else max(self.cue, self.last)
+
+    def holds(self, position: int) -> bool:
+        return self.first <= position <= self.last
+
+
+def phrase(words: Sequence[Word], first: int, last: int) -> str:
+    return " ".join(word.written for word in words[first : last + 1])
+
+
+def _next_is(words: Sequence[Word], position: int, *bases: str) -> bool:
+    return position + 1 < len(words) and words[position + 1].base in bases
+
+
+@lru_cache(maxsize=4_096)
+def _forms(lemma: str, tag: str) -> frozenset[str]:
+    return frozenset(getAllInflections(lemma).get(tag, ()))
+
+
+def _has_form(word: Word, tag: str, lemmas: frozenset[str] | None = None) -> bool:
+    return any(word.full in _forms(lemma, tag) for lemma in (word.lemmas if lemmas is None else lemmas))
+
+
+# --- who -----------------------------------------------------------------------------------
+
+
+def _is_person_noun(word: Word) -> bool:
+    return not word.lemmas.isdisjoint(senses.PERSON_NOUNS)
+
+
+def _is_name(words: Sequence[Word], position: int) -> bool:
+    word = words[position]
+    if not word.capitalised or word.base in senses.SPEAKER_WORDS or word.base in STOP_WORDS:
+        return False
+    if word.base in senses.INTERJECTIONS:
+        return False
+    # A capital proves little by itself ("National Insurance", a sentence's first word): a
+    # name is a word the lexicon does not know, one that owns something ("Tom's brother"), or
+    # one a verb agreeing with someone else follows ("Priya works", "Tom is").
+    following = words[position + 1] if position + 1 < len(words) else None
+    if word.full.endswith("'s") or (following is not None and _third_person_verb(following)):
+        return True
+    # An unknown word before a noun is more likely a number or a brand than a person.
+    return not word.known and not word.base.isdigit() and (following is None or not _pure_noun(following))
+
+
+def _pure_noun(word: Word) -> bool:
+    return word.noun and not word.verb
+
+
+def _third_person_verb(word: Word) -> bool:
+    return word.full in {"is", "has", "does"} or (
+        word.full.endswith("s") and _has_form(word, "VBZ") and not _has_form(word, "NNS")
+    )
+
+
+def is_person(words: Sequence[Word], position: int) -> bool:
+    """Someone other than the speaker: a pronoun, a person noun, a name, "the receptionist"."""
+    word = words[position]
+    if word.base in senses.OTHER_PRONOUNS or _is_person_noun(word) or _is_name(words, position):
+        return True
+    return word.noun and word.base.endswith(senses.AGENT_ENDINGS)
+
+
+def _subject_at(
+    words: Sequence[Word], position: int, focus: Focus, subject_terms: frozenset[str]
+) -> tuple[Whose, int] | None:
+    """The subject a word makes, if it makes one, and where its phrase starts."""
+    word = words[position]
+    if subject_terms and word.base in subject_terms:
+        return Whose.SUBJECT, position
+    if word.base in senses.SPEAKER_SUBJECTS:
+        return Whose.SPEAKER, position
+    if focus.holds(position) or not (
+        word.base in senses.OTHER_PRONOUNS or _is_person_noun(word) or _is_name(words, position)
+    ):
+        return None
+    if word.base in senses.OBJECT_PRONOUNS or (
+        word.base == "you" and (position + 1 >= len(words) or not words[position + 1].verb)
+    ):
+        # "told you yesterday", "visiting them": not who the sentence is about.
+        return None
+    if _next_is(words, position, "called", "named") and position + 2 == focus.first:
+        # "Someone called Tom": the words that introduce the object, not who acts.
+        return None
+    owner = words[position - 1] if position > 0 else None
+    start = position - 1 if owner is not None and owner.base in senses.SPEAKER_POSSESSIVES else position
+    return Whose.OTHER, start
+
+
+def find_subject(
+    fragment: Fragment, focus: Focus, subject_terms: frozenset[str], person_object: bool
+) -> tuple[Whose, str, int | None]:
+    """Who the words at `focus` are said of: (whose, their words, where they stand)."""
+    words = fragment.words
+    anchor = focus.anchor
+    owner = _owner_between(fragment, focus)
+    if owner is not None:
+        return Whose.OTHER, phrase(words, owner, owner), owner
+    for position in range(anchor - 1, _subject_reach(fragment, anchor) - 1, -1):
+        word = words[position]
+        if word.base in senses.SPEAKER_POSSESSIVES and not any(
+            _is_person_noun(words[between]) for between in range(position + 1, anchor)
+        ):
+            # "my job at Acme", "my full legal name": the speaker's own.
+            return Whose.SPEAKER, word.written, position
+        found = _subject_at(words, position, focus, subject_terms)
+        if found is None:
+            continue
+        whose, start = found
+        owned = whose is Whose.OTHER and words[start].base in senses.SPEAKER_POSSESSIVES
+        if person_object and owned and position + 1 == focus.first:
+            # "my friend Tom": naming the speaker's relation is saying the speaker knows them.
+            return Whose.SPEAKER, phrase(words, start, position), start
+        return whose, phrase(words, start, position), start
+    return Whose.SPEAKER, "", None
+
+
+def _owner_between(fragment: Fragment, focus: Focus) -> int | None:
+    """Someone owning what the object is said to be, after it ("Daniel is my brother's name")."""
+    words = fragment.words
+    if focus.cue is None or focus.cue <= focus.last:
+        return None
+    clause = fragment.clause_range(focus.last)
+    return next(
+        (
+            p
+            for p in range(focus.last + 1, clause.stop)
+            if words[p].full.endswith("'s") and is_person(words, p)
+        ),
+        None,
+    )
+
+
+def named_after(fragment: Fragment, focus: Focus, subject_terms: frozenset[str]) -> bool:
+    """Whether the named subject stands between the cue and the object ("Lost Nana on ...",
+    "since Dad died"): an event said of them with the speaker as witness."""
+    words = fragment.words
+    return any(
+        not subject_terms.isdisjoint(words[position].lemmas)
+        for position in fragment.clause_range(focus.anchor)
+        if position < focus.first
+    )
+
+
+def names_another(fragment: Fragment, focus: Focus) -> str | None:
+    """Naming words with someone other than the speaker between them and the name ("named the
+    kitten Biscuit", "I'd call her Iris"): the name is theirs."""
+    words = fragment.words
+    if focus.cue is None or focus.cue > focus.first or not words[focus.cue].is_("name", "call"):
+        return None
+    between = [words[p] for p in range(focus.cue + 1, focus.first)]
+    if any(word.base in senses.SPEAKER_WORDS for word in between):
+        return None
+    named = [
+        word for word in between if word.noun or word.base in senses.OTHER_PRONOUNS | senses.OBJECT_PRONOUNS
+    ]
+    return " ".join(word.written for word in between) if named else None
+
+
+def attributive(fragment: Fragment, focus: Focus) -> str | None:
+    """The object describing another thing ("a vegetarian lasagne"), not said of anyone."""
+    words = fragment.words
+    after = focus.last + 1
+    if focus.first == 0 or after >= len(words) or words[after].sentence != words[focus.last].sentence:
+        return None
+    if (
+        words[focus.first - 1].base in {"a", "an", "the", "some", "this", "that"}
+        and words[after].noun
+        and not words[after].verb
+    ):
+        return phrase(words, focus.first - 1, after)
+    return None
+
+
+def _subject_reach(fragment: Fragment, anchor: int) -> int:
+    """How far back a subject may stand: the sentence's start, or the start of the first
+    clause on the way that a connective opens ("..., since getting fit is", "which is")."""
+    words = fragment.words
+    sentence = fragment.sentence_range(anchor)
+    start = fragment.clause_range(anchor).start
+    while start > sentence.start and words[start].base not in senses.CONNECTIVES:
+        start = fragment.clause_range(start - 1).start
+    return start
+
+
+def reporter(fragment: Fragment, subject_at: int | None, focus: Focus) -> str | None:
+    """The words of someone else reporting the statement ("my boss says"), unless the speaker
+    agrees later in the sentence ("and honestly she's right")."""
+    words = fragment.words
+    sentence = fragment.sentence_range(focus.anchor)
+    end = subject_at if subject_at is not None else focus.anchor
+    for position in range(end - 1, sentence.start - 1, -1):
+        if not words[position].is_(*senses.REPORTING):
+            continue
+        if words[position].is_("accord", "apparently"):
+            return words[position].written
+        for back in range(position - 1, sentence.start - 1, -1):
+            if words[back].base in senses.SPEAKER_SUBJECTS:
+                break
+            if is_person(words, back):
+                if any(words[later].is_(*senses.AGREEING) for later in range(focus.last + 1, sentence.stop)):
+                    return None
+                owned = back > sentence.start and words[back - 1].base in senses.SPEAKER_POSSESSIVES
+                return phrase(words, back - 1 if owned else back, position)
+    return None
+
+
+def quoted_from(fragment: Fragment, focus: Focus) -> str | None:
+    """Who is quoted when the object stands inside quotation marks ('Sam texted: "I love
+    jazz!"'): the "I" in someone else's quote is them. The speaker quoting themself is theirs."""
+    words = fragment.words
+    if not words[focus.first].quoted:
+        return None
+    sentence = fragment.sentence_range(focus.first)
+    opening = focus.first
+    while opening > sentence.start and words[opening - 1].quoted:
+        opening -= 1
+    for position in range(opening - 1, sentence.start - 1, -1):
+        if words[position].base in senses.SPEAKER_SUBJECTS:
+            return None
+        if is_person(words, position):
+            return phrase(words, position, opening - 1)
+    return _attributed_after(fragment, focus)
+
+
+def _attributed_after(fragment: Fragment, focus: Focus) -> str | None:
+    """'"I love jazz," Sam said.': the quote's speaker named right after it."""
+    words = fragment.words
+    closing = focus.last
+    while closing + 1 < len(words) and words[closing + 1].quoted:
+        closing += 1
+    after = range(closing + 1, min(closing + 4, len(words)))
+    speaker = next(
+        (p for p in after if words[p].base in senses.SPEAKER_SUBJECTS or is_person(words, p)), None
+    )
+    said = any(words[p].is_(*senses.REPORTING) for p in after)
+    if speaker is None or not said or words[speaker].base in senses.SPEAKER_SUBJECTS:
+        return None
+    return phrase(words, speaker, after.stop - 1)
+
+
+# --- denied ----------------------------------------------------------------------------------
+
+
+def _is_negator(words: Sequence[Word], position: int) -> bool:
+    word = words[position]
+    if not (word.full in senses.NEGATORS or word.full.endswith("n't")):
+        return False
+    following = tuple(w.base for w in words[position + 1 : position + 3])
+    return not any(following[: len(idiom)] == idiom for idiom in senses.NOT_DENIALS)
+
+
+def _starts_subject(word: Word) -> bool:
+    return word.base in senses.SPEAKER_SUBJECTS or word.base in senses.OTHER_PRONOUNS
+
+
+def negation(fragment: Fragment, focus: Focus, subject_at: int | None) -> tuple[str | None, bool]:
+    """(the negating words, whether they only hedge) from the subject (or the clause's start)
+    to the object, or to the cue when it follows the object in the same clause."""
+    words = fragment.words
+    clause = fragment.clause_range(focus.first)
+    start = min(clause.start, fragment.clause_range(focus.anchor).start)
+    if subject_at is not None and words[subject_at].sentence == words[focus.first].sentence:
+        start = min(start, subject_at)
+    stop = focus.end if focus.end in clause else focus.first
+    for position in range(start, stop + 1):
+        if focus.holds(position) or position == focus.cue or not _is_negator(words, position):
+            continue
+        later = range(position + 1, focus.anchor)
+        if any(_starts_subject(words[between]) for between in later):
+            governed = next((words[p] for p in later if words[p].base not in senses.FILLERS), None)
+            if governed is not None and governed.is_(*senses.COGNITIVE):
+                return phrase(words, position, position + 1), True
+            continue
+        if words[position].base == "no" and _next_is(words, position, "longer", "more"):
+            return phrase(words, position, position + 1), False
+        return words[position].written, False
+    return None, False
+
+
+def denial(fragment: Fragment, focus: Focus, predicate: str) -> str | None:
+    """A word that says the opposite of the predicate of the object ("hate", "can't stand")."""
+    denying = senses.DENIALS.get(predicate, frozenset())
+    words = fragment.words
+    clause = fragment.clause_range(focus.first)
+    for position in range(clause.start, focus.first):
+        word = words[position]
+        if word.is_(*denying):
+            return word.written
+        if (
+            predicate == "likes"
+            and word.base in {"stand", "bear"}
+            and position > 0
+            and _is_negator(words, position - 1)
+        ):
+            return phrase(words, position - 1, position)
+    return None
+
+
+# --- mood ----------------------------------------------------------------------------------
+
+
+def _has_subject(fragment: Fragment, clause: range) -> bool:
+    return any(_starts_subject(fragment.words[p]) or is_person(fragment.words, p) for p in clause)
+
+
+def _scope(fragment: Fragment, focus: Focus) -> range:
+    """The words that can hedge the focus: its clause up to the object, and the subject-less
+    clauses of the sentence just before it ("Maybe one day, ...")."""
+    words = fragment.words
+    start = fragment.clause_range(focus.anchor).start
+    sentence = fragment.sentence_range(focus.anchor)
+    while start > sentence.start and words[start].base not in CONTRAST_WORDS:
+        previous = fragment.clause_range(start - 1)
+        if _has_subject(fragment, previous):
+            break
+        start = previous.start
+    return range(start, focus.first)
+
+
+def is_question(fragment: Fragment, focus: Focus) -> bool:
+    """Whether the object's sentence asks rather than says."""
+    sentence = fragment.sentence_range(focus.anchor)
+    last = fragment.words[sentence.stop - 1]
+    tail = fragment.text[last.end : last.end + 4].lstrip(" \"'\u201d)")
+    if not tail.startswith("?"):
+        return False
+    first = fragment.words[sentence.start]
+    return first.base in senses.QUESTION_OPENERS or fragment.words[focus.first].clause == last.clause
+
+
+def mood(fragment: Fragment, focus: Focus) -> tuple[Mood, str]:
+    """How the statement is put, with the words that put it so (empty for a plain assertion)."""
+    if is_question(fragment, focus):
+        return Mood.QUESTION, "?"
+    words = fragment.words
+    for position in _scope(fragment, focus):
+        found = mood_word(words, position)
+        if found is not None:
+            return found
+    return Mood.ASSERTED, ""
+
+
+def mood_word(words: Sequence[Word], position: int) -> tuple[Mood, str] | None:
+    """The mood a word gives what follows it ("want", "maybe", "one day", "I think"), if any."""
+    word = words[position]
+    two = phrase(words, position, position + 1)
+    if word.is_(*senses.WISHES) or (
+        word.full in {"i'd", "id", "would"} and _next_is(words, position, "love", "like")
+    ):
+        return Mood.WISH, two
+    if word.base == "one" and _next_is(words, position, "day"):
+        return Mood.WISH, two
+    if word.is_(*senses.PLANS) or (
+        word.is_("think", "wonder") and _next_is(words, position, "about", "of", "whether")
+    ):
+        return Mood.PLAN, two
+    if word.full in senses.UNDER_WAY:
+        return Mood.PLAN, word.written
+    if word.base in senses.HEDGES and not (word.base == "would" and _next_is(words, position, "rather")):
+        return Mood.HEDGE, word.written
+    if word.is_(*senses.BELIEFS) and position > 0 and words[position - 1].base in senses.SPEAKER_SUBJECTS:
+        return Mood.BELIEF, phrase(words, position - 1, position)
+    return None
+
+
+# --- when ----------------------------------------------------------------------------------
+
+
+def _is_past_state(words: Sequence[Word], position: int) -> bool:
+    word = words[position]
+    if not _has_form(word, "VBD", word.lemmas & senses.STATES):
+        return False
+    # "I've worked here for years" is perfect, and holds now.
+    return not any(earlier.is_("have") for earlier in words[max(0, position - 2) : position])
+
+
+def _time_marker(words: Sequence[Word], position: int, predicate: str) -> tuple[Time, str] | None:
+    word = words[position]
+    if word.base == "used" and _next_is(words, position, "to"):
+        if position > 0 and words[position - 1].is_("be", "get"):
+            return None
+        return Time.ENDED, "used to"
+    if word.base == "no" and _next_is(words, position, "longer", "more"):
+        return Time.ENDED, phrase(words, position, position + 1)
+    if word.base in senses.ENDED or (
+        predicate in senses.ENDING_PREDICATES and word.is_(*senses.ENDING_VERBS)
+    ):
+        return Time.ENDED, word.written
+    if word.base in {"until", "till"}:
+        return Time.PAST, phrase(words, position, position + 1)
+    if (word.base in senses.FUTURE or word.full.endswith("'ll")) and not _next_is(
+        words, position, *senses.HABITUAL
+    ):
+        return Time.FUTURE, word.written
+    if word.base in {"going", "about"} and _next_is(words, position, "to"):
+        return Time.FUTURE, phrase(words, position, position + 1)
+    if (
+        word.base == "next"
+        and position + 1 < len(words)
+        and words[position + 1].is_(*senses.FUTURE_AFTER_NEXT)
+    ):
+        return Time.FUTURE, phrase(words, position, position + 1)
+    return None
+
+
+def _switched_from(fragment: Fragment, focus: Focus) -> tuple[Time, str] | None:
+    """What was switched from is over: "Switched from Chrome to Firefox"."""
+    words = fragment.words
+    before = focus.first - 1
+    if before < 1 or words[before].base != "from":
+        return None
+    clause = fragment.clause_range(focus.first)
+    switch = next((p for p in clause if p < before and words[p].is_(*senses.SWITCHING)), None)
+    return None if switch is None else (Time.ENDED, phrase(words, switch, before))
+
+
+def time(fragment: Fragment, focus: Focus, predicate: str) -> tuple[Time, str]:
+    """When the statement holds: markers anywhere in its clause (and a following 'until'
+    clause); a state verb in the past tense only before the object ("I worked at Acme")."""
+    words = fragment.words
+    clause = fragment.clause_range(focus.anchor)
+    end = fragment.clause_range(focus.last).stop
+    if (
+        end < len(words)
+        and words[end].sentence == words[focus.last].sentence
+        and words[end].base
+        in {
+            "until",
+            "till",
+            "anymore",
+        }
+    ):
+        end = fragment.clause_range(end).stop
+    found = _switched_from(fragment, focus)
+    for position in range(clause.start, end):
+        marker = _time_marker(words, position, predicate)
+        lasting = predicate not in senses.EVENTS
+        if marker is None and lasting and position < focus.first and _is_past_state(words, position):
+            marker = Time.PAST, words[position].written
+        if marker is not None and (found is None or marker[0] is Time.ENDED):
+            found = marker
+    return found or (Time.CURRENT, "")
+
+
+# --- taken back ------------------------------------------------------------------------------
+
+
+def taken_back(fragment: Fragment, focus: Focus) -> str | None:
+    """Words of a later clause that take the statement back ("just kidding", "well, I did",
+    "scratch that", "actually no"), up to the end of the next sentence: one that opens with a
+    correction and says the earlier words no longer hold."""
+    words = fragment.words
+    said = words[focus.anchor].lemmas
+    position = fragment.clause_range(focus.end).stop
+    limit_sentence = words[focus.last].sentence + 1
+    while position < len(words) and words[position].sentence <= limit_sentence:
+        clause = fragment.clause_range(position)
+        opener = tuple(word.base for word in words[clause.start : clause.start + 2])
+        later_sentence = words[clause.start].sentence > words[focus.last].sentence
+        dropped = later_sentence and words[clause.start].is_(*senses.DROPPING)
+        if dropped or any(opener[: len(start)] == start for start in senses.TAKE_BACK_OPENERS):
+            rest = range(clause.start, fragment.sentence_range(clause.start).stop)
+            sign = next((p for p in rest if _takes_back(words, p, said)), None)
+            if sign is not None:
+                return phrase(words, clause.start, min(sign, clause.start + 5))
+        position = clause.stop
+    return None
+
+
+def _takes_back(words: Sequence[Word], position: int, said: frozenset[str]) -> bool:
+    word = words[position]
+    if word.base in senses.TAKE_BACK_SIGNS or _is_negator(words, position):
+        return True
+    # "well, I did", "well, worked", "well, I could": the same statement put in the past.
+    return word.full in senses.PAST_AUXILIARIES or (
+        not said.isdisjoint(word.lemmas) and _has_form(word, "VBD")
+    )

@@ -63,6 +63,8 @@ def test_the_lane_writes_every_run_and_verdict_as_json(
     assert [(run["verifier"], run["evidence_spans"]) for run in runs] == [
         ("lexical-v1", "given"),
         ("lexical-v1", "removed"),
+        ("sentence-v1", "given"),
+        ("sentence-v1", "removed"),
     ]
     assert len(runs[0]["items"]) == len(load_part(Part.TUNING))
     assert "lexical-v1 on tuning" in capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""`python -m bench.claims`: every registered claim verifier on both parts of the labelled set.
+"""`python -m bench.claims`: every registered claim verifier on every part of the labelled set.
 
 Each item's claim, built with all its fields, is verified against the item's text alone, twice:
 with the evidence span the item gives and with every span removed. Per verifier, part and

@@ -28,6 +28,9 @@ class Part(StrEnum):
     TUNING = "tuning"
     # ...and are judged on this one, written with other names, places and phrasings.
     HELD_OUT = "held_out"
+    # A second held-out part, written later by another hand, for a measure that nobody has
+    # tuned against or read failures from (held_out has been used for diagnosis).
+    HELD_OUT_B = "held_out_b"
 
     @property
     def path(self) -> Path:

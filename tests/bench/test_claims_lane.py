@@ -43,11 +43,12 @@ def test_a_verifier_that_entails_everything_finds_every_true_claim_and_refuses_n
     assert "unsupported claims refused: 0.0% against >= 90%: not met" in render(run)
 
 
-def test_evidence_spans_reach_the_verifier_only_when_given() -> None:
-    items = load_part(Part.HELD_OUT)
+@pytest.mark.parametrize("part", [Part.HELD_OUT, Part.HELD_OUT_B])
+def test_evidence_spans_reach_the_verifier_only_when_given(part: Part) -> None:
+    items = load_part(part)
     quoted = [item for item in items if item.claim.evidence is not None]
-    given = measure(_EntailsQuoted(), Part.HELD_OUT, items, with_evidence=True)
-    removed = measure(_EntailsQuoted(), Part.HELD_OUT, items, with_evidence=False)
+    given = measure(_EntailsQuoted(), part, items, with_evidence=True)
+    removed = measure(_EntailsQuoted(), part, items, with_evidence=False)
     assert given.overall.entailed == len(quoted)
     assert removed.overall.entailed == 0
 

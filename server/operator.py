@@ -233,6 +233,8 @@ def _describe_dream(dream: Dream) -> str:
     lines += [f"  feedback {f.at:%Y-%m-%d %H:%M} {f.decision}: {f.feedback or ''}" for f in dream.feedback]
     if dream.confirmation is not None:
         lines.append(f"  confirmation: {dream.confirmation.summary}")
+        if dream.confirmation.next_steps:
+            lines.append(f"  next: {dream.confirmation.next_steps}")
         lines += [
             f"  confirmed claim “{c.statement}”: "
             + (f"fact {c.fact_id}" if c.fact_id else f"not memory yet: {c.waiting}")

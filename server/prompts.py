@@ -68,9 +68,9 @@ record.
 words the hypothesis, the memories it cites (sources, with their dates) and who wrote it \
 (generator). If it holds a statement, say what they would confirm: its subject, predicate and object. If \
 it is confirmed, they said yes before but nothing became memory: tell them what waits and why \
-(confirmation.summary). Its kind says what to ask: a link or a theme, whether the connection means something to them; a \
-duplicate, whether both memories say the same thing (confirming keeps one and retracts the \
-other); a contradiction, which of the two holds now (confirming takes the later one).
+(its confirmation). Its kind says what to ask: a link or a theme, whether the connection means \
+something to them; a duplicate, whether both memories say the same thing (confirming keeps one \
+and retracts the other); a contradiction, which of the two holds now (confirming takes the later one).
 3. Ask the person what they make of it and wait for their answer. Do not answer for them, and do \
 not guess it from other conversations.
 4. Record the answer with their own words in feedback:

@@ -113,32 +113,35 @@ def waiting_words(claim: ClaimNow, fragment_ids: Sequence[str]) -> str | None:
     return "not promoted yet: it is weighed again the next time something said supports it"
 
 
-def _summary(dream: Dream, claims: Sequence[ConfirmedClaim], fragment_ids: Sequence[str]) -> str:
+def _summary(dream: Dream, claims: Sequence[ConfirmedClaim]) -> str:
     became = [f"“{claim.statement}” is a fact ({claim.fact_id})" for claim in claims if claim.fact_id]
-    waiting = [f"“{claim.statement}”: {claim.waiting}" for claim in claims if claim.waiting]
+    waiting = sum(1 for claim in claims if claim.waiting)
     parts = []
     if dream.merge is not None:
-        parts.append(
-            f"The two memories were merged: {dream.merge.kept_id} kept, {dream.merge.retracted_id} retracted."
-        )
+        merge = dream.merge
+        parts.append(f"The two memories were merged: {merge.kept_id} kept, {merge.retracted_id} retracted.")
     if became:
         parts.append("Became memory: " + "; ".join(became) + ".")
     elif dream.merge is None:
         parts.append("The person said yes, but nothing became memory yet.")
     if waiting:
-        parts.append("Not memory yet: " + "; ".join(waiting) + ".")
-    if not claims and dream.merge is None:
+        parts.append(f"{waiting} confirmed claim(s) not memory yet: each one's `waiting` says why.")
+    elif not claims and dream.merge is None:
         parts.append(
-            "No statement was read from the confirming words, so there is nothing to make a fact of: "
-            "the host can remember what the person confirmed as claims with supported_by naming "
-            f"{', '.join(fragment_ids)}, or the person can promote it again with a statement."
-        )
-    if dream.status is DreamStatus.CONFIRMED:
-        parts.append(
-            "Next: promote it again with words or a statement that say more, reject it if it does not "
-            "hold, or leave it: it becomes promoted by itself once one of its claims becomes a fact."
+            "No statement was read from the confirming words, so there is nothing to make a fact of."
         )
     return " ".join(parts)
+
+
+def _next_steps(dream: Dream, fragment_ids: Sequence[str]) -> str | None:
+    if dream.status is not DreamStatus.CONFIRMED:
+        return None
+    return (
+        "Promote it again with words (and a statement) that say more, reject it if it does not hold, or "
+        "leave it: it becomes promoted by itself once a claim its confirming words support becomes a "
+        "fact, for example when the host remembers what the person confirmed with supported_by naming "
+        f"{', '.join(fragment_ids)}."
+    )
 
 
 async def confirmation_in(tx: ProfileTx, dream: Dream) -> DreamConfirmation | None:
@@ -158,7 +161,10 @@ async def confirmation_in(tx: ProfileTx, dream: Dream) -> DreamConfirmation | No
         for found in map(ClaimNow.from_row, row["claims"])
     ]
     return DreamConfirmation(
-        fragment_ids=fragment_ids, claims=claims, summary=_summary(dream, claims, fragment_ids)
+        fragment_ids=fragment_ids,
+        claims=claims,
+        summary=_summary(dream, claims),
+        next_steps=_next_steps(dream, fragment_ids),
     )
 
 

@@ -143,7 +143,8 @@ class ConfirmedClaim(Frozen):
 class DreamConfirmation(Frozen):
     fragment_ids: list[str] = Field(description="The fragments holding the person's confirming words")
     claims: list[ConfirmedClaim] = Field(description="The claims those words support, in memory now")
-    summary: str = Field(description="What became memory, what waits and what the person can do next")
+    summary: str = Field(description="In plain words: what became memory and how much still waits")
+    next_steps: str | None = Field(description="While confirmed: what the person or the host can do next")
 
 
 class Dream(Frozen):

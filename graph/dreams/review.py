@@ -169,8 +169,8 @@ def _promotion_outcome(claims: Sequence[ClaimResult], fragment_id: str) -> tuple
         return PromotionStage.PROMOTED, "At least one confirmed claim passed the gates and is now a fact."
     return PromotionStage.NOT_PROMOTED, (
         "Nothing became memory: the dream is confirmed, not promoted. The confirmed claims were stored "
-        "but did not pass verification and the promotion gates; each claim's outcome and failed_gates "
-        "say why, and get_dream's confirmation what would settle it. Tell the person plainly."
+        "but did not pass verification and the promotion gates: each claim's outcome says why, and the "
+        "dream's confirmation what would settle it."
     )
 
 

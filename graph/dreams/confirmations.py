@@ -168,34 +168,39 @@ async def confirmation_in(tx: ProfileTx, dream: Dream) -> DreamConfirmation | No
     )
 
 
-async def _settle_in(tx: ProfileTx, claim_ids: Sequence[str] | None, now: datetime) -> list[str]:
-    taken = ids_of(await tx.run(q.CONFIRMED_NOW_MEMORY, claim_ids=claim_ids, batch=SETTLE_BATCH))
-    return ids_of(await tx.run(q.PROMOTE_CONFIRMED, ids=taken, now=now)) if taken else []
+async def _taken_in(tx: ProfileTx, claim_ids: Sequence[str] | None) -> list[str]:
+    return ids_of(await tx.run(q.CONFIRMED_NOW_MEMORY, claim_ids=claim_ids, batch=SETTLE_BATCH))
+
+
+async def _promote_in(tx: ProfileTx, dream_ids: Sequence[str], now: datetime) -> list[str]:
+    return ids_of(await tx.run(q.PROMOTE_CONFIRMED, ids=dream_ids, now=now))
+
+
+async def _settle(graph: ProfileGraph, claim_ids: Sequence[str] | None, now: datetime) -> list[str]:
+    # Read first: most facts back no dream, and a read costs less than a write transaction.
+    taken = await graph.read(_taken_in, claim_ids)
+    return await graph.write(_promote_in, taken, now) if taken else []
 
 
 async def settle_confirmed(
     graph: ProfileGraph, claims: Sequence[ClaimResult], now: datetime | None = None
 ) -> list[str]:
     """After a memory write: the confirmed dreams whose confirmation supports one of `claims`
-    that just became a fact are promoted. Returns their ids; writes nothing when none became one."""
+    that just became a fact are promoted. Returns their ids; reads nothing when none became one."""
     promoted = [claim.claim_id for claim in claims if claim.outcome is PromotionOutcome.PROMOTED]
     if not promoted:
         return []
-    return await graph.write(_settle_in, promoted, now or utcnow())
-
-
-async def _taken_in(tx: ProfileTx) -> list[str]:
-    return ids_of(await tx.run(q.CONFIRMED_NOW_MEMORY, claim_ids=None, batch=SETTLE_BATCH))
+    return await _settle(graph, promoted, now or utcnow())
 
 
 async def promote_taken(graph: ProfileGraph, now: datetime, apply: bool) -> int:
     """Every confirmed dream whose confirmation became memory, promoted (or, not `apply`ing,
-    counted): in batches, each its own transaction."""
+    counted, up to a batch): in batches, each its own transaction."""
     if not apply:
-        return len(await graph.read(_taken_in))
+        return len(await graph.read(_taken_in, None))
     moved = 0
     while True:
-        batch = await graph.write(_settle_in, None, now)
+        batch = await _settle(graph, None, now)
         moved += len(batch)
         if len(batch) < SETTLE_BATCH:
             return moved

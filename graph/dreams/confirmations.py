@@ -84,7 +84,7 @@ def _evidence_words(predicate: str, fragment_ids: Sequence[str]) -> str:
     )
 
 
-def waiting_words(claim: ClaimNow, fragment_ids: Sequence[str]) -> str | None:
+def _waiting_words(claim: ClaimNow, fragment_ids: Sequence[str]) -> str | None:
     """Why `claim` is not memory, and what would settle it; None once it became a fact."""
     if claim.fact_id is not None:
         return None
@@ -156,7 +156,7 @@ async def confirmation_in(tx: ProfileTx, dream: Dream) -> DreamConfirmation | No
             statement=found.text,
             status=found.status,
             fact_id=found.fact_id,
-            waiting=waiting_words(found, fragment_ids),
+            waiting=_waiting_words(found, fragment_ids),
         )
         for found in map(ClaimNow.from_row, row["claims"])
     ]

@@ -175,12 +175,13 @@ def _promotion_outcome(claims: Sequence[ClaimResult], fragment_id: str) -> tuple
 
 
 async def _promote(
-    tx: ProfileTx, dream_id: str, confirmation: Confirmation, verdict: _Verdict, earlier: int
+    tx: ProfileTx, verdict: _Verdict, confirmation: Confirmation, earlier: int
 ) -> PromotionReport:
-    """The person's confirmation becomes a fragment; its claims pass the ordinary gates."""
-    request = _confirmation_request(dream_id, confirmation, earlier)
+    """The person's confirmation becomes a fragment; its claims pass the ordinary gates. `earlier`
+    counts the person's confirmations of this dream before this one."""
+    request = _confirmation_request(verdict.dream_id, confirmation, earlier)
     result = await remember_in(tx, request, verdict.at, vectors=verdict.vectors)
-    await tx.run(q.LINK_FEEDBACK_FRAGMENT, id=dream_id, fragment_id=result.fragment.id)
+    await tx.run(q.LINK_FEEDBACK_FRAGMENT, id=verdict.dream_id, fragment_id=result.fragment.id)
     stage, message = _promotion_outcome(result.claims, result.fragment.id)
     return PromotionReport(
         fragment_label=DREAM_FEEDBACK_LABEL,
@@ -263,7 +264,7 @@ async def _record_verdict(tx: ProfileTx, verdict: _Verdict) -> FeedbackResult:
         # Checked before anything is written: a duplicate that must not merge changes nothing.
         duplicate = locked.kind is DreamKind.DUPLICATE
         merge = planned_merge(verdict.dream_id, locked.fragments) if duplicate else None
-        promotion = await _promote(tx, verdict.dream_id, verdict.confirmation, verdict, locked.confirmations)
+        promotion = await _promote(tx, verdict, verdict.confirmation, locked.confirmations)
         if merge is not None:
             promotion = await merge_in(tx, verdict.dream_id, merge, verdict.at, promotion)
         # The person said yes; the dream is promoted only if memory took it.

@@ -32,7 +32,7 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from bench.database import driver_for, prepare, provisioned
+from bench.database import emptied, provisioned
 from bench.machine import source_revision
 from bench.report import results_path, write_json
 from bench.serve import mcp_url, reverie_http
@@ -223,11 +223,7 @@ async def surfaces(lane: Lane, http: httpx2.AsyncClient, cases: list[Case]) -> d
 
 async def run(work: Path) -> tuple[list[Case], dict[str, int]]:
     with provisioned(INSTANCE) as db:
-        driver = driver_for(db.settings)
-        try:
-            await prepare(driver)
-        finally:
-            await driver.close()
+        await emptied(db.settings)
         tokens = work / "tokens.json"
         token = add_token(tokens, PROFILE, ["read", "write"], name="promotions").token
         with reverie_http(db.settings, work, tokens, "server.log") as server:

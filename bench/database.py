@@ -58,6 +58,15 @@ async def prepare(driver: AsyncDriver) -> None:
     await ensure_schema(driver, None)
 
 
+async def emptied(settings: ConnectionSettings) -> None:
+    """`prepare` through a driver of its own, for a lane that needs no other."""
+    driver = driver_for(settings)
+    try:
+        await prepare(driver)
+    finally:
+        await driver.close()
+
+
 async def wipe(driver: AsyncDriver) -> None:
     # The instance a bench lane runs on belongs to the benchmark alone, so everything in it can go.
     async with driver.session() as session:

@@ -27,7 +27,7 @@ from typing import Any
 
 from mcp import Client
 
-from bench.database import driver_for, prepare, provisioned
+from bench.database import emptied, provisioned
 from bench.locomo import server_settings
 from bench.machine import source_revision
 from bench.report import results_path, write_json
@@ -178,11 +178,7 @@ def judge(kind: str, sources: set[int], planned: Plan) -> bool:
 async def run(cycles: int, per_cycle: int) -> tuple[Plan, list[Seen]]:
     planned = plan()
     with provisioned(INSTANCE) as db:
-        driver = driver_for(db.settings)
-        try:
-            await prepare(driver)
-        finally:
-            await driver.close()
+        await emptied(db.settings)
         async with Client(build_server(server_settings(db, PROFILE), "stdio")) as client:
             index_of: dict[str, int] = {}
             for index, memory in enumerate(planned.memories):

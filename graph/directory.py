@@ -12,7 +12,7 @@ from typing import Any, Final, LiteralString
 
 from graph.access import GraphStore
 from graph.dreams.records import overrides_of
-from graph.rows import Row, count_of, ids_of
+from graph.rows import Row, count_of
 
 _LIST_PROFILES: Final[LiteralString] = (
     "MATCH (p:Profile) WHERE p.profile_id IS NOT NULL AND ($only IS NULL OR p.profile_id IN $only) "
@@ -55,12 +55,13 @@ async def ids_held_elsewhere(store: GraphStore, label: str, ids: list[str], prof
 
 _BEHIND: Final[LiteralString] = (
     "MATCH (p:Profile) WHERE p.profile_id IS NOT NULL AND coalesce(p.graph_format, 1) < $format "
-    "RETURN p.profile_id AS id ORDER BY id"
+    "RETURN p.profile_id AS id, coalesce(p.graph_format, 1) AS format ORDER BY id"
 )
 
 
-async def profiles_behind(store: GraphStore, graph_format: int) -> list[str]:
-    """Profiles whose stored data predates `graph_format` (see `graph.upgrade`)."""
+async def profiles_behind(store: GraphStore, graph_format: int) -> list[tuple[str, int]]:
+    """Profiles whose stored data predates `graph_format`, each with the format it is at (see
+    `graph.upgrade`)."""
     async with store.session() as session:
         result = await session.run(_BEHIND, format=graph_format)
-        return ids_of([record async for record in result])
+        return [(str(record["id"]), int(record["format"])) async for record in result]

@@ -19,7 +19,7 @@ from graph.errors import ReverieError
 log = logging.getLogger(__name__)
 
 # The shape of stored data (see `graph.upgrade`); new profiles are created at this format.
-GRAPH_FORMAT: Final = 2
+GRAPH_FORMAT: Final = 3
 _FULLTEXT_OPTIONS: Final = "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}"
 # Every provisioned model makes vectors of this size (`catalog.DIMENSIONS`, kept equal by a
 # test); cosine is what they were trained for. Quantization is off: searches took 35 to 40%

@@ -1,9 +1,16 @@
-"""Bringing stored profiles up to the current graph format, once, at start.
+"""Bringing stored profiles up to the current graph format, once, at start (and after an import).
 
 Format 2: claim keys and slots are JSON arrays of their parts. Format 1 joined the parts with
 '|', so subject "user|likes|jazz" with object "blues" had the key of subject "user" with object
-"jazz|likes|blues". Each profile is upgraded in batches through its own scoped queries, then
-marked; new profiles are created at the current format and never need it.
+"jazz|likes|blues".
+Format 3: a dream is promoted only when memory took the person's confirmation (a claim its
+confirming words support became a fact, or a duplicate merged); a confirmation nothing came of
+leaves it confirmed. Before, every confirmation marked the dream promoted, so those that made no
+fact become confirmed, and the feedback entry that recorded 'promoted' is corrected with them.
+Duplicates are left as they are: promoting one always merged.
+
+Each profile runs the steps of every format above its own, in batches through its own scoped
+queries, then is marked; new profiles are created at the current format and never need it.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from dataclasses import dataclass
 
 from graph.access import GraphStore, ProfileGraph, ProfileTx
 from graph.directory import profiles_behind
+from graph.dreams.confirmation_queries import backs_a_fact
 from graph.memory.claims import claim_keys, subject_key
 from graph.rows import Row, count_of
 from graph.schema import GRAPH_FORMAT
@@ -60,6 +68,26 @@ _OLD_SLOTS = ScopedQuery(
     DELETE s
     RETURN count(*) AS count
     """,
+)
+_UNTAKEN_PROMOTIONS = ScopedQuery(
+    "format3_confirmed_dreams",
+    f"""
+    MATCH (d:Dream {{profile_id: $profile_id, status: 'promoted'}})
+    WHERE d.created_at IS NOT NULL AND coalesce(d.kind, 'link') <> 'duplicate' AND NOT {backs_a_fact("d")}
+    WITH d LIMIT $batch
+    SET d.status = 'confirmed'
+    WITH d
+    CALL (d) {{
+        MATCH (d)-[:HAS_FEEDBACK]->(fb:DreamFeedback {{profile_id: $profile_id}})
+        WHERE fb.decision = 'promote_candidate' AND fb.to_status = 'promoted'
+        SET fb.to_status = 'confirmed'
+    }}
+    RETURN count(d) AS count
+    """,
+)
+_FORMAT = ScopedQuery(
+    "graph_format",
+    "MATCH (p:Profile {profile_id: $profile_id}) RETURN coalesce(p.graph_format, 1) AS format",
 )
 _MARK = ScopedQuery(
     "mark_graph_format",
@@ -110,17 +138,39 @@ async def _until_done(graph: ProfileGraph, query: ScopedQuery) -> None:
         pass
 
 
-async def upgrade_profile(graph: ProfileGraph) -> None:
+async def _to_format_2(graph: ProfileGraph) -> None:
     while await graph.write(_claims_batch):
         pass
     await _until_done(graph, _FACT_KEYS)
     await _until_done(graph, _OLD_SLOTS)
+
+
+async def _to_format_3(graph: ProfileGraph) -> None:
+    await _until_done(graph, _UNTAKEN_PROMOTIONS)
+
+
+STEPS = ((2, _to_format_2), (3, _to_format_3))
+
+
+async def upgrade_profile(graph: ProfileGraph, stored_format: int = 1) -> None:
+    """The steps of every format after `stored_format`, then the mark."""
+    for graph_format, step in STEPS:
+        if stored_format < graph_format:
+            await step(graph)
     await graph.write(ProfileTx.run, _MARK, format=GRAPH_FORMAT)
 
 
 async def upgrade_graph(store: GraphStore) -> None:
     """Every profile behind the current format, one after the other; safe to interrupt and
     to run from two processes (each step only touches what is still in the old format)."""
-    for profile_id in await profiles_behind(store, GRAPH_FORMAT):
-        log.info("upgrading profile %s to graph format %s", profile_id, GRAPH_FORMAT)
-        await upgrade_profile(store.profile(profile_id))
+    for profile_id, stored_format in await profiles_behind(store, GRAPH_FORMAT):
+        log.info("upgrading profile %s from graph format %s to %s", profile_id, stored_format, GRAPH_FORMAT)
+        await upgrade_profile(store.profile(profile_id), stored_format)
+
+
+async def upgrade_if_behind(graph: ProfileGraph) -> None:
+    """One profile, when it is behind: an import brings the format of the file it came from."""
+    row = await graph.read(ProfileTx.single, _FORMAT)
+    stored_format = int(row["format"]) if row is not None else GRAPH_FORMAT
+    if stored_format < GRAPH_FORMAT:
+        await upgrade_profile(graph, stored_format)

@@ -231,6 +231,24 @@ def _describe_dream(dream: Dream) -> str:
         f"  source {s.kind} {s.id} ({'active' if s.active else 'inactive'}): {s.text}" for s in dream.sources
     ]
     lines += [f"  feedback {f.at:%Y-%m-%d %H:%M} {f.decision}: {f.feedback or ''}" for f in dream.feedback]
+    if dream.confirmation is not None:
+        lines.append(f"  confirmation: {dream.confirmation.summary}")
+        if dream.confirmation.next_steps:
+            lines.append(f"  next: {dream.confirmation.next_steps}")
+        lines += [
+            f"  confirmed claim “{c.statement}”: "
+            + (f"fact {c.fact_id}" if c.fact_id else f"not memory yet: {c.waiting}")
+            for c in dream.confirmation.claims
+        ]
+    return "\n".join(lines)
+
+
+def _describe_feedback(result: FeedbackResult) -> str:
+    lines = [_describe_dream(result.dream)]
+    if result.promotion is not None:
+        lines.append(f"  promotion: {result.promotion.outcome}: {result.promotion.message}")
+    if result.merge is not None:
+        lines.append(f"  merge: {result.merge.state}: {result.merge.message}")
     return "\n".join(lines)
 
 
@@ -258,7 +276,7 @@ def describe(result: BaseModel) -> str:
     if isinstance(result, Dream):
         return _describe_dream(result)
     if isinstance(result, FeedbackResult):
-        return _describe_dream(result.dream)
+        return _describe_feedback(result)
     if isinstance(result, DreamRun):
         return _describe_run(result)
     if isinstance(result, DreamPage):

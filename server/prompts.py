@@ -66,10 +66,11 @@ record.
 1. Call {listing}.
 2. Take the dreams one at a time. Call get_dream(dream_id="<id>") and tell the person in plain \
 words the hypothesis, the memories it cites (sources, with their dates) and who wrote it \
-(generator). If it holds a statement, say what they would confirm: its subject, predicate and object. Its \
-kind says what to ask: a link or a theme, whether the connection means something to them; a \
-duplicate, whether both memories say the same thing (confirming keeps one and retracts the \
-other); a contradiction, which of the two holds now (confirming takes the later one).
+(generator). If it holds a statement, say what they would confirm: its subject, predicate and object. If \
+it is confirmed, they said yes before but nothing became memory: tell them what waits and why \
+(its confirmation). Its kind says what to ask: a link or a theme, whether the connection means \
+something to them; a duplicate, whether both memories say the same thing (confirming keeps one \
+and retracts the other); a contradiction, which of the two holds now (confirming takes the later one).
 3. Ask the person what they make of it and wait for their answer. Do not answer for them, and do \
 not guess it from other conversations.
 4. Record the answer with their own words in feedback:
@@ -82,9 +83,12 @@ from their words only.
 feedback="<their words>").
    - no longer true or relevant: decision="stale".
    - wrong: decision="reject" (final: these memories are never linked again).
-5. After a promotion, tell them what happened (promotion.outcome and promotion.message). A claim \
-that did not pass the gates is not memory; say so plainly and never resend it with higher \
-confidences. A merged duplicate waits for them: if they say the two were not the same, \
+5. After a promotion, tell them what happened (promotion.outcome and promotion.message). The \
+dream is promoted only when something they confirmed became a fact; when nothing did it is \
+confirmed, and get_dream's confirmation says what waits and what would settle it. A claim that \
+did not pass the gates is not memory; say so plainly and never resend it with higher \
+confidences. A confirmed dream can be promoted again with words that say more, rejected or \
+marked stale. A merged duplicate waits for them: if they say the two were not the same, \
 decision="undo_merge" puts the retracted memory back; once they are sure, decision="keep_merged" \
 (final).
 6. Stop whenever they want to. Show retracted words only if they ask: \

@@ -26,6 +26,7 @@ from graph.access import ProfileGraph, ProfileTx
 from graph.clock import utcnow
 from graph.dreams import queries as q
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig, effective_config
+from graph.dreams.confirmations import promote_taken
 from graph.dreams.generator import DreamGenerator, LinkGenerator, Proposal
 from graph.dreams.lease import ABANDONED, LEASE, keep_lease
 from graph.dreams.lifecycle import TRANSITIONS
@@ -169,7 +170,8 @@ async def _reevaluate_batch(
 
 
 async def _reevaluate(graph: ProfileGraph, now: datetime, apply: bool) -> dict[str, int]:
-    """Bounded batches, each its own transaction, so a large backlog never holds one huge one."""
+    """Bounded batches, each its own transaction, so a large backlog never holds one huge one.
+    Confirmed dreams whose confirmation became memory since are promoted (`became_memory`)."""
     totals = {"evaluated": 0, "went_stale": 0, "reinforced": 0}
     after = ""
     while True:
@@ -178,7 +180,7 @@ async def _reevaluate(graph: ProfileGraph, now: datetime, apply: bool) -> dict[s
         for key, value in counts.items():
             totals[key] += value
         if len(ids) < REEVALUATE_BATCH:
-            return totals
+            return totals | {"became_memory": await promote_taken(graph, now, apply)}
         after = ids[-1]
 
 

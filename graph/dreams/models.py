@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import Field, computed_field
 
 from graph.base import Frozen
-from graph.memory.models import ClaimInput, ClaimResult, ClarificationView
+from graph.memory.models import ClaimInput, ClaimResult, ClaimStatus, ClarificationView
 
 
 class DreamStatus(StrEnum):
@@ -18,7 +18,17 @@ class DreamStatus(StrEnum):
     REINFORCED = "reinforced"
     STALE = "stale"
     REJECTED = "rejected"
+    # The person said yes, but none of what they confirmed is a fact yet (`DreamConfirmation`
+    # says what waits and why). Not final: it can be promoted again, rejected or marked stale.
+    CONFIRMED = "confirmed"
+    # The person said yes and memory took it: a confirmed claim became a fact, or a duplicate merged.
     PROMOTED = "promoted"
+
+
+STATUS_WORDS = (
+    "confirmed: the person said yes but nothing became memory yet; promoted: a confirmed claim "
+    "became a fact (or a duplicate merged)"
+)
 
 
 def sources_key(ids: Sequence[str]) -> str:
@@ -117,6 +127,26 @@ class DreamMerge(Frozen):
     state: MergeState
 
 
+# A claim read in the person's confirmation, as memory holds it now (no docstring: tools/list
+# would repeat it in get_dream's schema).
+class ConfirmedClaim(Frozen):
+    claim_id: str
+    statement: str = Field(description="The claim in words: subject, predicate, object")
+    status: ClaimStatus
+    fact_id: str | None = Field(description="The fact it became; null while it is not memory")
+    waiting: str | None = Field(
+        description="Null once a fact; else why it is not memory yet and what would settle it"
+    )
+
+
+# What became of the person's confirmation, read from memory as it stands now (no docstring, as above).
+class DreamConfirmation(Frozen):
+    fragment_ids: list[str] = Field(description="The fragments holding the person's confirming words")
+    claims: list[ConfirmedClaim] = Field(description="The claims those words support, in memory now")
+    summary: str = Field(description="In plain words: what became memory and how much still waits")
+    next_steps: str | None = Field(description="While confirmed: what the person or the host can do next")
+
+
 class Dream(Frozen):
     id: str
     kind: DreamKind = DreamKind.LINK
@@ -127,7 +157,7 @@ class Dream(Frozen):
     rationale: str
     likelihood: float
     confidence: float
-    status: DreamStatus
+    status: DreamStatus = Field(description=STATUS_WORDS)
     generator: str
     run_id: str | None
     created_at: datetime
@@ -140,6 +170,9 @@ class Dream(Frozen):
     revisions: list[DreamRevision] = Field(default_factory=list, description="Earlier words, oldest first")
     builds_on: list[str] = Field(default_factory=list, description="Ids of earlier dreams this one extends")
     merge: DreamMerge | None = None
+    confirmation: DreamConfirmation | None = Field(
+        default=None, description="Once the person confirmed it: what became memory and what waits"
+    )
 
 
 class DreamSummary(Frozen):
@@ -147,7 +180,7 @@ class DreamSummary(Frozen):
     kind: DreamKind = DreamKind.LINK
     hypothesis: str
     why: str | None = None
-    status: DreamStatus
+    status: DreamStatus = Field(description=STATUS_WORDS)
     likelihood: float
     confidence: float
     created_at: datetime
@@ -229,7 +262,8 @@ class PromotionReport(Frozen):
     used_statement: bool = Field(default=False, description="The dream's stored statement was the claim")
     outcome: PromotionStage = Field(
         description="promoted: a claim became a fact; not_promoted: claims failed verification or "
-        "gates; awaiting_claims: no claims were sent; merged: of a duplicate, one was retracted"
+        "gates; awaiting_claims: no claims were sent; merged: of a duplicate, one was retracted. "
+        "Only promoted and merged make the dream promoted; the others leave it confirmed"
     )
     retracted_id: str | None = Field(default=None, description="merged: the fragment retracted")
     message: str

@@ -390,7 +390,7 @@ SET_PROFILE_SETTINGS = ScopedQuery(
 DREAM_COUNTS = ScopedQuery(
     "dream_counts",
     """
-    UNWIND ['proposed', 'reinforced', 'stale', 'rejected', 'promoted'] AS status
+    UNWIND $statuses AS status
     CALL (status) {
         MATCH (d:Dream {profile_id: $profile_id, status: status}) WHERE d.created_at IS NOT NULL
         RETURN count(d) AS count
@@ -447,7 +447,11 @@ LOCK_DREAM = ScopedQuery(
                WHERE s.status = 'active'
                RETURN {id: s.id, at: toString(coalesce(s.occurred_at, s.created_at)), text: s.text,
                        supports: COUNT { (s)<-[:SUPPORTED_BY]-(:Claim {profile_id: $profile_id}) }}
-           } AS fragments
+           } AS fragments,
+           COUNT {
+               MATCH (d)-[:HAS_FEEDBACK]->(fb:DreamFeedback {profile_id: $profile_id})
+               WHERE fb.decision = 'promote_candidate'
+           } AS confirmations
     """,
 )
 APPEND_FEEDBACK = ScopedQuery(

@@ -338,6 +338,8 @@ class LockedDream:
     fragments: tuple[CitedFragment, ...]
     merge_state: MergeState | None = None
     retraction: FragmentRetraction | None = None
+    # How many times the person confirmed it before (promote_candidate answers).
+    confirmations: int = 0
 
     @classmethod
     def from_row(cls, row: Row) -> LockedDream:
@@ -352,6 +354,7 @@ class LockedDream:
             fragments,
             MergeState(state) if state else None,
             RETRACTION_JSON.validate_json(undo) if undo else None,
+            int(row["confirmations"]),
         )
 
 

@@ -12,9 +12,10 @@ from graph.base import Frozen
 from graph.clock import utcnow
 from graph.dreams import queries as q
 from graph.dreams.config import DreamingConfig, effective_config
+from graph.dreams.confirmations import confirmation_in
 from graph.dreams.cursor import decode_cursor, encode_cursor
 from graph.dreams.host import stored_statement
-from graph.dreams.lifecycle import SETTLING, next_status
+from graph.dreams.lifecycle import SETTLING, next_status, status_after
 from graph.dreams.merges import merge_in, planned_merge, settle_in
 from graph.dreams.models import (
     MAX_FEEDBACK_CHARS,
@@ -86,6 +87,7 @@ async def _read_dream(tx: ProfileTx, dream_id: str, show_retracted: bool = False
     if row is None:
         raise NotFoundError("dream", dream_id)
     dream = dream_from_row(row)
+    dream = dream.model_copy(update={"confirmation": await confirmation_in(tx, dream)})
     return dream if show_retracted else _without_retracted_words(dream)
 
 
@@ -106,7 +108,10 @@ async def _read_overview(tx: ProfileTx, defaults: DreamingConfig) -> DreamingOve
     config = await effective_config(tx, defaults)
     latest = await tx.single(q.LATEST_RUN)
     counts = {
-        found.status.value: found.count for found in map(StatusCount.from_row, await tx.run(q.DREAM_COUNTS))
+        found.status.value: found.count
+        for found in map(
+            StatusCount.from_row, await tx.run(q.DREAM_COUNTS, statuses=[s.value for s in DreamStatus])
+        )
     }
     return DreamingOverview(
         config=config,
@@ -152,28 +157,32 @@ def _check_feedback(
     return Confirmation(feedback, claims, authority)
 
 
-def _promotion_outcome(claims: Sequence[ClaimResult]) -> tuple[PromotionStage, str]:
+def _promotion_outcome(claims: Sequence[ClaimResult], fragment_id: str) -> tuple[PromotionStage, str]:
     if not claims:
         return PromotionStage.AWAITING_CLAIMS, (
-            "The confirmation is kept as evidence, but nothing can become memory until the host sends "
-            "what the person confirmed as claims: call remember with those claims and supported_by "
-            "naming this fragment."
+            "Nothing became memory: the dream is confirmed, not promoted. The person's words are kept "
+            "as evidence, but no statement was read from them: call remember with what they confirmed "
+            f"as claims and supported_by naming {fragment_id} (the dream is then promoted by itself), or "
+            "promote it again with claims."
         )
     if any(claim.outcome is PromotionOutcome.PROMOTED for claim in claims):
         return PromotionStage.PROMOTED, "At least one confirmed claim passed the gates and is now a fact."
     return PromotionStage.NOT_PROMOTED, (
-        "The confirmed claims were stored but did not pass verification and the promotion gates; "
-        "each claim's outcome says why."
+        "Nothing became memory: the dream is confirmed, not promoted. The confirmed claims were stored "
+        "but did not pass verification and the promotion gates: each claim's outcome says why, and the "
+        "dream's confirmation what would settle it."
     )
 
 
 async def _promote(
-    tx: ProfileTx, dream_id: str, confirmation: Confirmation, now: datetime, vectors: PassageVectors | None
+    tx: ProfileTx, verdict: _Verdict, confirmation: Confirmation, earlier: int
 ) -> PromotionReport:
-    """The person's confirmation becomes a fragment; its claims pass the ordinary gates."""
-    result = await remember_in(tx, _confirmation_request(dream_id, confirmation), now, vectors=vectors)
-    await tx.run(q.LINK_FEEDBACK_FRAGMENT, id=dream_id, fragment_id=result.fragment.id)
-    stage, message = _promotion_outcome(result.claims)
+    """The person's confirmation becomes a fragment; its claims pass the ordinary gates. `earlier`
+    counts the person's confirmations of this dream before this one."""
+    request = _confirmation_request(verdict.dream_id, confirmation, earlier)
+    result = await remember_in(tx, request, verdict.at, vectors=verdict.vectors)
+    await tx.run(q.LINK_FEEDBACK_FRAGMENT, id=verdict.dream_id, fragment_id=result.fragment.id)
+    stage, message = _promotion_outcome(result.claims, result.fragment.id)
     return PromotionReport(
         fragment_label=DREAM_FEEDBACK_LABEL,
         fragment_id=result.fragment.id,
@@ -186,13 +195,16 @@ async def _promote(
     )
 
 
-def _confirmation_request(dream_id: str, confirmation: Confirmation) -> RememberRequest:
-    # Only the person's words are stored: the dream's generated text never becomes evidence.
+def _confirmation_request(dream_id: str, confirmation: Confirmation, earlier: int = 0) -> RememberRequest:
+    # Only the person's words are stored: the dream's generated text never becomes evidence. A
+    # confirmed dream may be confirmed again: each confirmation has a key of its own, else a
+    # second one in the same words would be taken for a retry and its claims never read.
+    key = f"dream-feedback:{dream_id}" + (f":{earlier + 1}" if earlier else "")
     return RememberRequest(
         content=confirmation.words,
         source=f"dream:{dream_id}",
         authority=confirmation.authority,
-        idempotency_key=f"dream-feedback:{dream_id}",
+        idempotency_key=key,
         labels=[DREAM_FEEDBACK_LABEL],
         claims=confirmation.claims,
     )
@@ -248,13 +260,15 @@ async def _record_verdict(tx: ProfileTx, verdict: _Verdict) -> FeedbackResult:
     locked = LockedDream.from_row(row)
     target = next_status(verdict.dream_id, locked.status, verdict.decision)
     promotion = settlement = None
-    if verdict.confirmation is not None and target is DreamStatus.PROMOTED:
+    if verdict.confirmation is not None and target is DreamStatus.CONFIRMED:
         # Checked before anything is written: a duplicate that must not merge changes nothing.
         duplicate = locked.kind is DreamKind.DUPLICATE
         merge = planned_merge(verdict.dream_id, locked.fragments) if duplicate else None
-        promotion = await _promote(tx, verdict.dream_id, verdict.confirmation, verdict.at, verdict.vectors)
+        promotion = await _promote(tx, verdict, verdict.confirmation, locked.confirmations)
         if merge is not None:
             promotion = await merge_in(tx, verdict.dream_id, merge, verdict.at, promotion)
+        # The person said yes; the dream is promoted only if memory took it.
+        target = status_after(promotion.outcome)
     elif verdict.decision in SETTLING:
         settlement = await settle_in(tx, verdict.dream_id, locked, verdict.decision, verdict.at)
     await tx.run(

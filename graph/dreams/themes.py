@@ -85,7 +85,12 @@ FALLBACK_COHERENCE: Final = 0.0
 # Pairs between threads read for the bar at most: a bound on a large profile's cosine lookups.
 MAX_BETWEEN_PAIRS: Final = 2_000
 # Statuses of an earlier theme that a grown thread builds on; a rejected one is left alone.
-GROWS_FROM: Final = (DreamStatus.PROPOSED, DreamStatus.REINFORCED, DreamStatus.PROMOTED)
+GROWS_FROM: Final = (
+    DreamStatus.PROPOSED,
+    DreamStatus.REINFORCED,
+    DreamStatus.CONFIRMED,
+    DreamStatus.PROMOTED,
+)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from graph.transfer.lines import (
     refuse,
 )
 from graph.transfer.models import ImportReport
+from graph.upgrade import upgrade_if_behind
 
 BATCH = 500
 
@@ -210,6 +211,8 @@ async def import_profile(
     await _write_batches(graph, path, edges=False)
     await _write_batches(graph, path, edges=True)
     await graph.write(ProfileTx.run, q.CLEAR_IMPORT, file_has_profile=bool(checked.keys["Profile"]))
+    # A file an earlier version wrote holds its profile in that version's format.
+    await upgrade_if_behind(graph)
     return ImportReport(
         profile_id=graph.profile_id,
         source_profile_id=checked.header.profile_id,

@@ -10,6 +10,7 @@ from graph.dreams.models import DreamStatus, RunSummary
 # Drawn bottom-up in this order; each status has its own colour class in review.css.
 CHART_STATUSES = (
     DreamStatus.PROMOTED,
+    DreamStatus.CONFIRMED,
     DreamStatus.REINFORCED,
     DreamStatus.PROPOSED,
     DreamStatus.STALE,

@@ -22,6 +22,7 @@ from starlette.templating import Jinja2Templates
 from graph.access import ProfileGraph
 from graph.clock import utcnow
 from graph.dreams import review
+from graph.dreams.confirmations import settle_confirmed
 from graph.dreams.cycle import CycleRequest, ProgressFn, run_cycle
 from graph.dreams.models import MAX_FEEDBACK_CHARS, DreamKind, DreamStatus, FeedbackDecision
 from graph.dreams.runs import recent_runs
@@ -300,6 +301,7 @@ class ReviewPage:
         result = await pipeline.confirm(
             graph, _path_id(request, "claim_id"), form.decision, vectors=app.vectors
         )
+        await settle_confirmed(graph, [result.claim])
         claim = result.claim
         return self.back_to(
             "/memory",

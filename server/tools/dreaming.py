@@ -127,7 +127,10 @@ async def run_dreaming_cycle(
 @mapped_errors
 async def list_dreams(
     ctx: Ctx,
-    status: Annotated[DreamStatus | None, Field(description="Only dreams in this status")] = None,
+    status: Annotated[
+        DreamStatus | None,
+        Field(description="Only dreams in this status (confirmed: the person said yes, none is memory yet)"),
+    ] = None,
     limit: Annotated[int, Field(ge=1, le=review.MAX_LIST_LIMIT)] = 20,
     cursor: Annotated[str | None, Field(description="next_cursor from the previous page")] = None,
     kind: Annotated[DreamKind | None, Field(description="Only dreams of this kind")] = None,
@@ -160,7 +163,8 @@ async def get_dream(
     ] = False,
 ) -> Dream:
     """One dream in full: its texts, scores, status, sources (whether each is still active; a
-    retracted one's words left out unless show_retracted) and every piece of feedback."""
+    retracted one's words left out unless show_retracted), every piece of feedback and, once the
+    person confirmed it, what became memory and what still waits and why (confirmation)."""
     graph = await app_of(ctx).graph_for(write=False)
     return await review.get_dream(graph, dream_id, show_retracted)
 
@@ -190,8 +194,10 @@ async def resolve_dream_feedback(
     """Record the person's verdict on a dream. reject is final: its sources are never proposed
     again. promote_candidate stores the person's words (feedback) as evidence and passes the
     claims you read in them (else the dream's statement) through remember's verification and
-    gates; the dream's text is never evidence. On a duplicate it retracts one of the two (refused if
-    they differ in meaning); undo_merge puts it back until keep_merged."""
+    gates; the dream's text is never evidence. The dream becomes promoted only when a claim became
+    a fact; otherwise it is confirmed (the person said yes, nothing is memory yet: tell them so) and
+    may be promoted again, rejected or marked stale. On a duplicate it retracts one of the two
+    (refused if they differ in meaning); undo_merge puts it back until keep_merged."""
     app = app_of(ctx)
     graph = await app.graph_for(write=True)
     return await review.resolve_feedback(

@@ -9,6 +9,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from graph.dreams.confirmations import settle_confirmed
 from graph.forgetting.cascade import MAX_IDS, MAX_REASON_CHARS, forget
 from graph.forgetting.models import ForgetResult
 from graph.memory import pipeline, retraction
@@ -83,7 +84,9 @@ async def remember(
     )
     # Before the transaction opens: checking the claims may ask the model endpoint.
     verifier = await claim_verifier(app.endpoint, content, request.claims)
-    return await pipeline.remember(graph, request, verifier=verifier, vectors=app.vectors)
+    result = await pipeline.remember(graph, request, verifier=verifier, vectors=app.vectors)
+    await settle_confirmed(graph, result.claims)
+    return result
 
 
 @mapped_errors
@@ -140,7 +143,9 @@ async def confirm_memory(
     (the old one is superseded, not deleted); keep_existing and reject_claim reject the claim.
     """
     graph = await app_of(ctx).graph_for(write=True)
-    return await pipeline.confirm(graph, claim_id, decision, vectors=app_of(ctx).vectors)
+    result = await pipeline.confirm(graph, claim_id, decision, vectors=app_of(ctx).vectors)
+    await settle_confirmed(graph, [result.claim])
+    return result
 
 
 @mapped_errors
@@ -152,7 +157,9 @@ async def retract_memory(
     """Withdraw a fragment or fact as wrong; its words are kept, marked retracted. A retracted
     fact's slot is settled again: the fact it replaced returns, open questions about it close."""
     graph = await app_of(ctx).graph_for(write=True)
-    return await retraction.retract(graph, id, reason, vectors=app_of(ctx).vectors)
+    result = await retraction.retract(graph, id, reason, vectors=app_of(ctx).vectors)
+    await settle_confirmed(graph, result.reconsidered_claims)
+    return result
 
 
 @mapped_errors

@@ -34,6 +34,7 @@ MODULES = (
     "graph.dreams.host_queries",
     "graph.dreams.merge_queries",
     "graph.dreams.store_queries",
+    "graph.dreams.confirmation_queries",
     "graph.embedding.queries",
     "graph.forgetting.queries",
     "graph.transfer.queries",

@@ -173,11 +173,9 @@ async def test_promotion_without_claims_keeps_the_words_and_says_what_is_missing
     report = (await promote(call, dream["id"], "Yes, these belong together."))["promotion"]
     assert report["outcome"] == "awaiting_claims" and report["claims"] == []
     assert report["fragment_created"] is True and "remember" in report["message"]
-    again = await client.call_tool(
-        "resolve_dream_feedback",
-        {"dream_id": dream["id"], "decision": "promote_candidate", "feedback": "yes"},
-    )
-    assert "final" in error_text(again)
+    # Nothing became memory: the dream is confirmed, and the person can answer it again.
+    again = await promote(call, dream["id"], "yes")
+    assert (again["promotion"]["outcome"], again["dream"]["status"]) == ("awaiting_claims", "confirmed")
     health = await call("reflect_memories")
     assert health["counts"]["stale_facts"] == 0
 

@@ -174,6 +174,44 @@ async def test_a_host_written_dream_shows_its_writer_statement_and_earlier_words
     screenshot(page, "host-dream")
 
 
+async def test_a_yes_that_made_no_fact_reads_as_waiting_and_can_be_given_again(
+    page: WebDriver, http_server: HttpServer, call: CallTool
+) -> None:
+    await remember_all(call)
+    [candidate] = (await call("list_dream_candidates", limit=1))["candidates"]
+    goal = claim_of("has_goal", "run the Lisbon marathon")
+    written = await call(
+        "write_dream", source_ids=candidate["source_ids"], statement=goal, **dream_words("running")
+    )
+    sign_in(page, http_server, http_server.write_token)
+    page.get(f"{http_server.base}/review/dreams/{written['dream_id']}")
+    assert "What you would confirm:" in text_of(page)
+
+    # A bare yes states nothing: the statement cannot pass, and the page must not say it did.
+    page.find_element(By.ID, "feedback").send_keys("Yes")
+    press(page, "promote_candidate")
+    shown = text_of(page)
+    assert page.find_element(By.CSS_SELECTOR, "article .badge").text == "confirmed"
+    assert "you said yes; not memory yet" in shown and "What you would confirm" not in shown
+    assert "Nothing became memory: the dream is confirmed, not promoted." in shown
+    waiting = page.find_element(By.CSS_SELECTOR, "section.confirmation").text
+    assert "nothing is memory yet" in waiting and "not memory yet" in waiting
+    assert "the confirming words do not state it" in waiting and "Promote again" in shown
+    screenshot(page, "confirmed")
+    assert (await call("get_dream", dream_id=written["dream_id"]))["status"] == "confirmed"
+    page.get(f"{http_server.base}/review?status=confirmed")
+    listed = page.find_element(By.CSS_SELECTOR, "ol.dreams").text
+    assert dream_words("running")["hypothesis"] in listed and "you said yes; not memory yet" in listed
+
+    page.get(f"{http_server.base}/review/dreams/{written['dream_id']}")
+    page.find_element(By.ID, "feedback").send_keys("My goal is to run the Lisbon marathon.")
+    press(page, "promote_candidate")
+    assert page.find_element(By.CSS_SELECTOR, "article .badge").text == "promoted"
+    became = page.find_element(By.CSS_SELECTOR, "section.confirmation").text
+    assert "What your yes became" in became and "a fact now" in became
+    assert (await call("get_dream", dream_id=written["dream_id"]))["status"] == "promoted"
+
+
 async def test_a_person_answers_a_clarification_and_searches_memory(
     page: WebDriver, http_server: HttpServer, call: CallTool
 ) -> None:

@@ -4,7 +4,7 @@ The fixture (`tests/fixtures/make_legacy_store.py` says how it was made) holds o
 kind: memories with vectors, claims and facts, a clarification, dreams with feedback and a
 revision, a pair judged empty, a forgotten memory's tombstone. Starting it backs the store up
 first, the server upgrades it in place, the vector indexes are rebuilt with the profile filter,
-and the profile then exports exactly as the old version exported it.
+and the profile then exports exactly as the old version exported it, but for its format mark.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from mcp import Client
 from graph.access import ConnectionSettings
 from graph.localdb import LocalNeo4j
 from graph.localdb.config import NEO4J_VERSION
+from graph.schema import GRAPH_FORMAT
 from server.app import build_server
 from tests.server.conftest import reverie, settings_for, structured
 from tests.server.support import database
@@ -77,7 +78,10 @@ async def test_the_profile_exports_exactly_as_before_and_searches_in_meaning(
     _, settings = upgraded
     # Exported first: a recall then logs its question in the profile (recall signals).
     before = (FIXTURES / "neo4j-5.26.30-export.jsonl").read_text(encoding="utf-8").splitlines()[1:-1]
-    assert await _export(settings, tmp_path / "after.jsonl") == before
+    # But for the format mark: the profile was upgraded (from format 2 it holds nothing to change).
+    marked = [line.replace('"graph_format": 2}', f'"graph_format": {GRAPH_FORMAT}}}') for line in before]
+    assert marked != before
+    assert await _export(settings, tmp_path / "after.jsonl") == marked
     async with Client(build_server(settings_for(settings, LEGACY_PROFILE), "stdio")) as client:
         question = {"query": "Where did the person go running?"}
         found = structured(await client.call_tool("recall_memory", question))

@@ -121,7 +121,8 @@ async def confirmed_dreams(graph: ProfileGraph) -> dict[str, str]:
     knows_tom = ClaimInput(
         subject="user", predicate="knows", object="Tom", extract_conf=0.9, resolution_conf=0.9
     )
-    left = await resolve_feedback(graph, waiting, promote, "Tom is my physiotherapist", [knows_tom])
+    # Words that do not state the claim (no Tom in them): a yes that makes no fact.
+    left = await resolve_feedback(graph, waiting, promote, "Yes, that sounds right.", [knows_tom])
     assert left.dream.status is DreamStatus.CONFIRMED
     return {"fact": fact, "waiting": waiting, "open": open_one}
 

@@ -18,8 +18,9 @@ from tests.server.support import claim_of, first_dream, promote, remember_all
 
 pytestmark = pytest.mark.anyio
 
-# The user's own example: the words name Tom, but say nothing the verifier reads as knowing him.
-PHYSIO = "Tom is my physiotherapist"
+# A yes whose words do not say the claim (no Tom in them), so nothing becomes memory. (The user's
+# own example, "Tom is my physiotherapist", now passes: sentence-v1 reads it as knowing Tom.)
+PHYSIO = "Yes, that's right, he treats my knee."
 
 
 async def listed_ids(call: CallTool, status: str) -> list[str]:

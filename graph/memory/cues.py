@@ -205,9 +205,11 @@ def find_cue(
     if predicate == "relationship_to":
         candidates = [p for p in candidates if _speakers_relation(fragment.words, p)]
     if span is not None:
-        # The host vouches that the span says the claim: a cue anywhere in it counts.
+        # The host vouches that the span says the claim: a cue anywhere in it counts, and when
+        # the span holds the object, a cue outside it belongs to other words.
         in_span = [p for p in span if not focus.holds(p) and not fragment.words[p].lemmas.isdisjoint(cues)]
-        candidates = [p for p in candidates if p in span] + in_span or candidates
+        kept = [p for p in candidates if p in span] + in_span
+        candidates = kept if focus.first in span and focus.last in span else kept or candidates
     if not candidates:
         return None
     # The nearest, and of two equally near the one before the object.

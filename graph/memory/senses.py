@@ -200,6 +200,9 @@ DENIALS: Mapping[str, frozenset[str]] = MappingProxyType(
 # Predicates whose object is a person: mentioning them with the speaker involved says enough,
 # and "my sister Anna" is the speaker's relation, not someone else speaking.
 PERSON_OBJECTS = frozenset({"knows", "relationship_to"})
+# Predicates that name what the words do ("a correction"): only a word of theirs says it, so an
+# evidence span without one does not stand for it.
+SPEECH_ACTS = frozenset({"corrected"})
 # Predicates whose claims are about wishes and plans: a hedge is what they state.
 WISHFUL = frozenset({"has_goal"})
 # Company-name endings a person rarely says: "Acme Corp" is found as "Acme".

@@ -171,7 +171,8 @@ def _read_mention(
     if stance.is_question(fragment, bare):
         return _Settled(Reading.UNSETTLED, f"{found_at}, but {_QUESTION}", 3)
     cue = find_cue(fragment, bare, claim.predicate, claim.cues, span)
-    if cue is None and claim.cues:
+    vouched = claim.predicate not in senses.SPEECH_ACTS and _vouched(mention, span)
+    if cue is None and claim.cues and not vouched:
         examples = ", ".join(sorted(claim.cues)[:5])
         return _Settled(
             Reading.UNSETTLED,
@@ -184,6 +185,13 @@ def _read_mention(
     if problem is not None:
         return _Settled(Reading.UNSETTLED, f"{found_at}, but {problem}", 2)
     return _read_stance(fragment, focus, claim, subject_at, found_at)
+
+
+def _vouched(mention: tuple[int, int], span: range | None) -> bool:
+    """Whether the host's evidence span holds the whole mention: the host read those words as
+    saying the claim, so a missing predicate word does not refuse it. Who says it, and whether
+    it is denied, hedged, asked, reported, past or taken back, is still read."""
+    return span is not None and mention[0] in span and mention[1] in span
 
 
 def _whose_problem(fragment: Fragment, focus: Focus, claim: _Claim) -> tuple[str | None, int | None]:

@@ -147,7 +147,11 @@ def _subject_at(
     ):
         # "told you yesterday", "visiting them": not who the sentence is about.
         return None
-    if _next_is(words, position, "called", "named") and position + 2 == focus.first:
+    if (
+        _next_is(words, position, "called", "named")
+        and position + 2 == focus.first
+        and not word.full.endswith("'s")
+    ):
         # "Someone called Tom": the words that introduce the object, not who acts.
         return None
     owner = words[position - 1] if position > 0 else None

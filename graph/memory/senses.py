@@ -30,6 +30,10 @@ SPEAKER_OBJECTS = _words("me my mine myself us our ours ourselves")
 OTHER_PRONOUNS = _words(
     "he she they his her their someone somebody everyone everybody nobody people you your"
 )
+# Words before a noun that make it a phrase of its own ("the barista", "his boss").
+DETERMINERS = _words("the a an this that these those his her their its your my our")
+# After one of these a noun is what it governs, not who acts: "lunch with Sam".
+PREPOSITIONS = _words("with w to at from for by of in on into about near without")
 # Pronouns that never stand as a subject.
 OBJECT_PRONOUNS = _words("him them")
 # Words opening a clause whose subject is its own: a subject is not looked for before them.

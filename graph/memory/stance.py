@@ -129,6 +129,43 @@ def is_person(words: Sequence[Word], position: int) -> bool:
     return word.noun and word.base.endswith(senses.AGENT_ENDINGS)
 
 
+def _acting_noun(words: Sequence[Word], position: int) -> bool:
+    """A thing or a role that does something: "the barista keeps writing", "the form asks"."""
+    word = words[position]
+    return (
+        word.noun
+        and position > 0
+        and words[position - 1].base in senses.DETERMINERS - senses.SPEAKER_POSSESSIVES
+        and position + 1 < len(words)
+        and _third_person_verb(words[position + 1])
+    )
+
+
+def _may_act(words: Sequence[Word], position: int) -> bool:
+    """Whether a noun or a name stands where a subject (or an owner) can: not right after a
+    preposition or a verb that acts on it ("lunch with Sam", "ditched Spotify", "back from
+    Lisbon"), and a bare
+    lower-case noun only before a verb ("password manager first", "leap-year baby here" name
+    nothing that acts; "sis says hi" does)."""
+    word = words[position]
+    before = words[position - 1] if position > 0 else None
+    following = words[position + 1] if position + 1 < len(words) else None
+    if before is not None and before.sentence == word.sentence and _governs(before):
+        # ...unless a thing follows that goes to them: "bought Dad a Kindle" is Dad's Kindle.
+        return following is not None and following.base in senses.DETERMINERS
+    if word.capitalised or word.full.endswith("'s") or (following is not None and following.verb):
+        return True
+    return before is not None and (before.base in senses.DETERMINERS or before.full.endswith("'s"))
+
+
+def _governs(word: Word) -> bool:
+    """A preposition, or a verb that takes what follows as its object (not one that opens a
+    clause of its own, as "says" and "think" do)."""
+    if word.base in senses.PREPOSITIONS:
+        return True
+    return word.verb and not word.noun and not word.is_(*senses.REPORTING, *senses.COGNITIVE, "be")
+
+
 def _subject_at(
     words: Sequence[Word], position: int, focus: Focus, subject_terms: frozenset[str]
 ) -> tuple[Whose, int] | None:
@@ -139,8 +176,13 @@ def _subject_at(
     if word.base in senses.SPEAKER_SUBJECTS:
         return Whose.SPEAKER, position
     if focus.holds(position) or not (
-        word.base in senses.OTHER_PRONOUNS or _is_person_noun(word) or _is_name(words, position)
+        word.base in senses.OTHER_PRONOUNS
+        or _is_person_noun(word)
+        or _is_name(words, position)
+        or _acting_noun(words, position)
     ):
+        return None
+    if word.base not in senses.OTHER_PRONOUNS and not _may_act(words, position):
         return None
     if word.base in senses.OBJECT_PRONOUNS or (
         word.base == "you" and (position + 1 >= len(words) or not words[position + 1].verb)

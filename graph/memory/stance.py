@@ -304,6 +304,9 @@ def reporter(fragment: Fragment, subject_at: int | None, focus: Focus) -> str | 
     sentence = fragment.sentence_range(focus.anchor)
     end = subject_at if subject_at is not None else focus.anchor
     for position in range(end - 1, sentence.start - 1, -1):
+        if words[position].base in CONTRAST_WORDS:
+            # "The team swears by Linear but I'm still on Jira": the report ends at the "but".
+            return None
         if not words[position].is_(*senses.REPORTING):
             continue
         if words[position].is_("accord", "apparently"):
@@ -312,11 +315,24 @@ def reporter(fragment: Fragment, subject_at: int | None, focus: Focus) -> str | 
             if words[back].base in senses.SPEAKER_SUBJECTS:
                 break
             if is_person(words, back):
-                if any(words[later].is_(*senses.AGREEING) for later in range(focus.last + 1, sentence.stop)):
+                if _agreed(fragment, focus):
                     return None
                 owned = back > sentence.start and words[back - 1].base in senses.SPEAKER_POSSESSIVES
                 return phrase(words, back - 1 if owned else back, position)
     return None
+
+
+def _agreed(fragment: Fragment, focus: Focus) -> bool:
+    """The speaker agreeing with a report later in its sentence or in the next one ("and she's
+    right", "They're not wrong")."""
+    words = fragment.words
+    after = fragment.sentence_range(focus.last).stop
+    stop = fragment.sentence_range(after).stop if after < len(words) else after
+    return any(
+        words[later].is_(*senses.AGREEING)
+        or (words[later].base == "wrong" and _is_negator(words, later - 1))
+        for later in range(focus.last + 1, stop)
+    )
 
 
 def quoted_from(fragment: Fragment, focus: Focus) -> str | None:
@@ -450,9 +466,18 @@ def mood(fragment: Fragment, focus: Focus) -> tuple[Mood, str]:
     words = fragment.words
     for position in _scope(fragment, focus):
         found = mood_word(words, position)
-        if found is not None:
+        if found is not None and not _wanted_by_another(words, position):
             return found
     return Mood.ASSERTED, ""
+
+
+def _wanted_by_another(words: Sequence[Word], position: int) -> bool:
+    """A wish whose own subject, right before it, is a thing or someone else ("The form wanted
+    my full name"): it is not the speaker's."""
+    if position == 0:
+        return False
+    before = words[position - 1]
+    return before.base not in senses.SPEAKER_WORDS and (before.noun or is_person(words, position - 1))
 
 
 def mood_word(words: Sequence[Word], position: int) -> tuple[Mood, str] | None:

@@ -109,7 +109,10 @@ QUESTION_OPENERS = _words(
 
 # Said of something that held and no longer does.
 ENDED = _words("anymore formerly former previously ex")
-ENDING_VERBS = _words("quit stop leave resign retire fire")
+ENDING_VERBS = _words("quit stop leave resign retire fire ditch finish complete sell cancel uninstall")
+# After an ending verb, these introduce what comes next, not what ended: "left for Acme",
+# "ditched Spotify for Apple Music", "quit to join Brightline".
+NEXT_AFTER_ENDING = _words("for to into")
 ENDING_PREDICATES = frozenset({"works_at", "works_on", "uses"})
 # Predicates of a moment, not a state: "was born" is not "held in the past".
 EVENTS = frozenset({"born_on", "died_on", "corrected"})
@@ -119,7 +122,14 @@ FUTURE = _words("will shall gonna tomorrow soon upcoming")
 FUTURE_AFTER_NEXT = _words("day week weekend month year semester term spring summer autumn fall winter")
 # Verbs of a state that held while said in the past tense ("I worked at Acme"), unlike events
 # whose result stays ("I joined Acme").
-STATES = _words("work be use like love enjoy live run")
+STATES = _words("work be use like love enjoy live run want hope wish dream")
+# Predicates a past occasion proves now: "ran into Declan" says one knows him.
+OUTLASTING = frozenset({"knows"})
+# "start Monday", "starting next week": a start still to come.
+START_VERBS = _words("start starts starting begin begins beginning")
+AFTER_START = _words(
+    "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thurs fri tomorrow next soon"
+)
 
 # --- taken back ----------------------------------------------------------------------------
 

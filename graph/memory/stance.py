@@ -510,11 +510,28 @@ def _is_past_state(words: Sequence[Word], position: int) -> bool:
     word = words[position]
     if not _has_form(word, "VBD", word.lemmas & senses.STATES):
         return False
-    # "I've worked here for years" is perfect, and holds now.
-    return not any(earlier.is_("have") for earlier in words[max(0, position - 2) : position])
+    # "I've worked here for years" is perfect, and holds now; so is "always wanted to".
+    return not any(earlier.is_("have", "always") for earlier in words[max(0, position - 2) : position])
 
 
-def _time_marker(words: Sequence[Word], position: int, predicate: str) -> tuple[Time, str] | None:
+def _ending(words: Sequence[Word], position: int, focus: Focus, predicate: str) -> tuple[Time, str] | None:
+    """An ending verb said of the object ("quit my job at Acme", "Finished the renovation"):
+    before the object only with no other verb or a preposition of what comes next between
+    ("left Acme to join Brightline", "ditched Spotify for Apple Music" end Acme and Spotify)."""
+    word = words[position]
+    if predicate not in senses.ENDING_PREDICATES or not word.is_(*senses.ENDING_VERBS):
+        return None
+    between = words[position + 1 : focus.first]
+    # A gerund goes on saying what ended: "stopped using Facebook".
+    if any(
+        w.base in senses.NEXT_AFTER_ENDING or (w.verb and not w.noun and not w.full.endswith("ing"))
+        for w in between
+    ):
+        return None
+    return Time.ENDED, word.written
+
+
+def _time_marker(words: Sequence[Word], position: int) -> tuple[Time, str] | None:
     word = words[position]
     if word.base == "used" and _next_is(words, position, "to"):
         if position > 0 and words[position - 1].is_("be", "get"):
@@ -522,10 +539,10 @@ def _time_marker(words: Sequence[Word], position: int, predicate: str) -> tuple[
         return Time.ENDED, "used to"
     if word.base == "no" and _next_is(words, position, "longer", "more"):
         return Time.ENDED, phrase(words, position, position + 1)
-    if word.base in senses.ENDED or (
-        predicate in senses.ENDING_PREDICATES and word.is_(*senses.ENDING_VERBS)
-    ):
+    if word.base in senses.ENDED:
         return Time.ENDED, word.written
+    if word.full in senses.START_VERBS and _next_is(words, position, *senses.AFTER_START):
+        return Time.FUTURE, phrase(words, position, position + 1)
     if word.base in {"until", "till"}:
         return Time.PAST, phrase(words, position, position + 1)
     if (word.base in senses.FUTURE or word.full.endswith("'ll")) and not _next_is(
@@ -555,26 +572,21 @@ def _switched_from(fragment: Fragment, focus: Focus) -> tuple[Time, str] | None:
 
 
 def time(fragment: Fragment, focus: Focus, predicate: str) -> tuple[Time, str]:
-    """When the statement holds: markers anywhere in its clause (and a following 'until'
-    clause); a state verb in the past tense only before the object ("I worked at Acme")."""
+    """When the statement holds: markers anywhere in its clause (and a following 'until' or
+    'start Monday' clause); a state verb in the past tense only before the object ("I worked at Acme")."""
     words = fragment.words
     clause = fragment.clause_range(focus.anchor)
     end = fragment.clause_range(focus.last).stop
     if (
         end < len(words)
         and words[end].sentence == words[focus.last].sentence
-        and words[end].base
-        in {
-            "until",
-            "till",
-            "anymore",
-        }
+        and (words[end].base in {"until", "till", "anymore"} or words[end].full in senses.START_VERBS)
     ):
         end = fragment.clause_range(end).stop
     found = _switched_from(fragment, focus)
+    lasting = predicate not in senses.EVENTS | senses.OUTLASTING
     for position in range(clause.start, end):
-        marker = _time_marker(words, position, predicate)
-        lasting = predicate not in senses.EVENTS
+        marker = _time_marker(words, position) or _ending(words, position, focus, predicate)
         if marker is None and lasting and position < focus.first and _is_past_state(words, position):
             marker = Time.PAST, words[position].written
         if marker is not None and (found is None or marker[0] is Time.ENDED):

@@ -137,11 +137,43 @@ def _companion(fragment: Fragment, focus: Focus) -> int | None:
     return None
 
 
+def _ranked(fragment: Fragment, focus: Focus) -> int | None:
+    """A choice written as a ranking: "dark chocolate > milk", "sparkling > still"."""
+    words = fragment.words
+    after = focus.last + 1
+    if after < len(words) and ">" in fragment.text[words[focus.last].end : words[after].start]:
+        return after
+    return None
+
+
+def _kind_of_person(fragment: Fragment, focus: Focus) -> int | None:
+    """A taste said as a kind of person: "a beach person", "dog people", "Arsenal fan"."""
+    after = focus.last + 1
+    if after < len(fragment.words) and fragment.words[after].base in senses.KIND_OF_PERSON:
+        return after
+    return None
+
+
+def _liking_idiom(fragment: Fragment, focus: Focus) -> int | None:
+    """A liking said by a negated idiom before the object: "can't say no to a good ramen",
+    "could never live without coffee"."""
+    words = fragment.words
+    sentence = fragment.sentence_range(focus.first)
+    for position in range(sentence.start, focus.first):
+        if not (words[position].full in senses.NEGATORS or words[position].full.endswith("n't")):
+            continue
+        following = tuple(word.base for word in words[position + 1 : position + 3])
+        if any(following[: len(idiom)] == idiom for idiom in senses.LIKING_IDIOMS):
+            return position
+    return None
+
+
 _CONSTRUCTIONS: dict[str, tuple[Callable[[Fragment, Focus], int | None], ...]] = {
     "works_at": (_employment,),
     "uses": (_tool,),
     "works_on": (_project,),
-    "prefers": (_contrast,),
+    "prefers": (_contrast, _ranked, _kind_of_person),
+    "likes": (_liking_idiom, _kind_of_person),
     "corrected": (_contrast,),
     "has_skill": (_done_skill,),
     "has_goal": (_goal_time, _wished),

@@ -74,7 +74,10 @@ NEGATORS = _words(
 )
 # What follows a negator in phrases that deny nothing ("not only", "no doubt", "can't wait",
 # "not gonna lie", "can't get enough"), as the bases of the next one or two words.
-NOT_DENIALS = _phrases(
+# Phrases whose negation says a liking: "can't get enough of", "can't say no to", "could
+# never live without", "you can't beat".
+LIKING_IDIOMS = _phrases("get enough", "get tired", "say no", "live without", "resist", "beat", "stop")
+NOT_DENIALS = LIKING_IDIOMS + _phrases(
     "only",
     "just",
     "doubt",
@@ -82,8 +85,6 @@ NOT_DENIALS = _phrases(
     "wait",
     "gonna lie",
     "going to lie",
-    "get enough",
-    "get tired",
     "to mention",
     "always",
     "every",
@@ -175,7 +176,7 @@ CUES: Mapping[str, frozenset[str]] = MappingProxyType(
         "likes": _words(
             """like love enjoy adore favorite favourite fav fave fan into obsess obsessed addict
             addicted hooked crazy mad fond passion passionate dig appreciate keen enough tired
-            thing best hobby live beat pleasure treat stand bear"""
+            thing best hobby live beat pleasure treat stand bear sucker weakness"""
         ),
         "prefers": _words(
             "prefer preference rather instead over than favorite favourite better choose pick always"
@@ -209,8 +210,18 @@ CUES: Mapping[str, frozenset[str]] = MappingProxyType(
 )
 # Lemmas that, said of the object, deny the predicate outright ("I hate jazz").
 DENIALS: Mapping[str, frozenset[str]] = MappingProxyType(
-    {"likes": _words("hate dislike detest loathe despise"), "prefers": _words("hate dislike")}
+    {
+        "likes": _words("hate dislike detest loathe despise"),
+        "prefers": _words("hate dislike"),
+        "has_skill": _words("hopeless terrible rubbish useless awful bad crap"),
+    }
 )
+# Predicates of a choice between things, and the words before the thing not chosen ("tea over
+# coffee", "rather than fly", "instead of the bus").
+CHOICES = frozenset({"prefers"})
+PASSED_OVER = _words("over than instead")
+# A word right after the object that makes it a taste: "a beach person", "dog people".
+KIND_OF_PERSON = _words("person people fan lover guy girl gal")
 # Predicates whose object is a person: mentioning them with the speaker involved says enough,
 # and "my sister Anna" is the speaker's relation, not someone else speaking.
 PERSON_OBJECTS = frozenset({"knows", "relationship_to"})

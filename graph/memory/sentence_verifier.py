@@ -149,7 +149,9 @@ def _time_reading(claim: _Claim, found: Time, phrase: str) -> tuple[Reading, str
     statement = claim.statement
     # A goal, or a claim sent as a plan, is about what is to come.
     wishful = claim.predicate in senses.WISHFUL or statement.modality not in _ASSERTED_MODALITIES
-    if found is Time.CURRENT or (found is Time.FUTURE and (wishful or statement.valid_from is not None)):
+    # A choice said for later is a choice now: "I'll take the train over flying".
+    later = wishful or statement.valid_from is not None or claim.predicate in senses.CHOICES
+    if found is Time.CURRENT or (found is Time.FUTURE and later):
         return None
     if found in (Time.ENDED, Time.PAST) and statement.valid_to is not None:
         return None

@@ -133,11 +133,12 @@ def _acting_noun(words: Sequence[Word], position: int) -> bool:
     """A thing or a role that does something: "the barista keeps writing", "the form asks"."""
     word = words[position]
     return (
-        word.noun
+        (word.noun or not word.known)
         and position > 0
         and words[position - 1].base in senses.DETERMINERS - senses.SPEAKER_POSSESSIVES
         and position + 1 < len(words)
-        and _third_person_verb(words[position + 1])
+        # "keeps" may be a plural noun too; after "the barista" it is the verb.
+        and _has_form(words[position + 1], "VBZ")
     )
 
 
@@ -376,8 +377,19 @@ def _is_negator(words: Sequence[Word], position: int) -> bool:
     word = words[position]
     if not (word.full in senses.NEGATORS or word.full.endswith("n't")):
         return False
+    return not _opens_idiom(words, position) and not any(
+        _opens_idiom(words, earlier) and position - earlier <= 2 for earlier in range(max(0, position - 2), position)
+    )
+
+
+def _opens_idiom(words: Sequence[Word], position: int) -> bool:
+    """Whether a negator opens an idiom that denies nothing ("not only", "can't say no to": the
+    "no" inside it denies nothing either)."""
+    word = words[position]
+    if not (word.full in senses.NEGATORS or word.full.endswith("n't")):
+        return False
     following = tuple(w.base for w in words[position + 1 : position + 3])
-    return not any(following[: len(idiom)] == idiom for idiom in senses.NOT_DENIALS)
+    return any(following[: len(idiom)] == idiom for idiom in senses.NOT_DENIALS)
 
 
 def _starts_subject(word: Word) -> bool:
@@ -410,13 +422,20 @@ def negation(fragment: Fragment, focus: Focus, subject_at: int | None) -> tuple[
 
 def denial(fragment: Fragment, focus: Focus, predicate: str) -> str | None:
     """A word that says the opposite of the predicate of the object ("hate", "can't stand")."""
+    if predicate in senses.CHOICES:
+        passed = passed_over(fragment, focus)
+        if passed is not None:
+            return passed
     denying = senses.DENIALS.get(predicate, frozenset())
     words = fragment.words
     clause = fragment.clause_range(focus.first)
     for position in range(clause.start, focus.first):
         word = words[position]
-        if word.is_(*denying):
-            return word.written
+        later = range(position + 1, focus.first)
+        # "I hate how much I love reality TV": a new subject says its own thing; "not bad at".
+        if word.is_(*denying) and not any(_starts_subject(words[p]) for p in later):
+            if position == 0 or not _is_negator(words, position - 1):
+                return word.written
         if (
             predicate == "likes"
             and word.base in {"stand", "bear"}
@@ -424,6 +443,28 @@ def denial(fragment: Fragment, focus: Focus, predicate: str) -> str | None:
             and _is_negator(words, position - 1)
         ):
             return phrase(words, position - 1, position)
+    return None
+
+
+def passed_over(fragment: Fragment, focus: Focus) -> str | None:
+    """The words that make the object the thing not chosen: "morning workouts over evening
+    ones", "rather than the train", "prefer tea to coffee", "dark chocolate > milk"."""
+    words = fragment.words
+    if focus.first == 0:
+        return None
+    between = fragment.text[words[focus.first - 1].end : words[focus.first].start]
+    if ">" in between:
+        return ">"
+    before = focus.first - 1
+    while before > 0 and words[before].base in senses.DETERMINERS:
+        before -= 1
+    word = words[before]
+    if word.sentence != words[focus.first].sentence:
+        return None
+    if word.base in senses.PASSED_OVER or (word.base == "of" and before > 0 and words[before - 1].base == "instead"):
+        return phrase(words, before, focus.first - 1)
+    if word.base == "to" and any(words[p].is_("prefer") for p in fragment.clause_range(before) if p < before):
+        return phrase(words, before, focus.first - 1)
     return None
 
 

@@ -54,22 +54,26 @@ def _employment(fragment: Fragment, focus: Focus) -> int | None:
 
 
 def _tool(fragment: Fragment, focus: Focus) -> int | None:
-    """A tool said by where things happen in it: "back on the Kindle", "moved into Notion",
-    "goes through Monzo", "neovim user"."""
+    """A tool said by where things happen in it or what it is for: "back on the Kindle", "moved
+    into Notion", "goes through Monzo", "neovim user", "ynab for budgeting"."""
+    words = fragment.words
     after = focus.last + 1
-    if after < len(fragment.words) and fragment.words[after].is_("user"):
+    if after < len(words) and words[after].is_("user"):
+        return after
+    if after + 1 < len(words) and words[after].base == "for" and words[after + 1].full.endswith("ing"):
+        # What it is for: "ynab for budgeting", "Strava for tracking rides".
         return after
     return _before(fragment, focus.first, frozenset({"on", "in", "into", "through", "with", "via"}))
 
 
 def _project(fragment: Fragment, focus: Focus) -> int | None:
     """A project said by being on it or at it: "still on the payments rewrite", "restoring an
-    old Vespa", "Mine: the overhaul"."""
+    old Vespa", "plugging away at the book", "Mine: the overhaul"."""
     words = fragment.words
     found = _before(fragment, focus.first, frozenset({"on", "in"}))
     if found is not None:
         return found
-    for position in range(max(0, focus.first - 3), focus.first):
+    for position in range(max(0, focus.first - 4), focus.first):
         word = words[position]
         if word.sentence != words[focus.first].sentence:
             continue
@@ -254,8 +258,10 @@ def _speakers_relation(words: Sequence[Word], position: int) -> bool:
     word = words[position]
     if word.lemmas.isdisjoint(senses.PERSON_NOUNS):
         return True
-    if word.capitalised and not word.full.endswith("'s") and (position == 0 or not words[position - 1].noun):
-        # "Mum (Rosa) turned seventy": a kinship word used as a name is the speaker's own.
+    opens = position == 0 or words[position - 1].sentence != word.sentence
+    if (word.capitalised or opens) and not word.full.endswith("'s") and (opens or not words[position - 1].noun):
+        # "Mum (Rosa) turned seventy", "hubby (Rafe) cooked": a kinship word used as a name, or
+        # bare at the start, is the speaker's own.
         return True
     return any(
         earlier.base in senses.SPEAKER_POSSESSIVES for earlier in words[max(0, position - 3) : position]

@@ -32,6 +32,9 @@ OTHER_PRONOUNS = _words(
 )
 # Words before a noun that make it a phrase of its own ("the barista", "his boss").
 DETERMINERS = _words("the a an this that these those his her their its your my our")
+# Before an adjective that describes the noun after it rather than anyone: "a vegetarian
+# lasagne", "lots of left-handed people", "many vegan options".
+DESCRIBING = _words("a an the some this that these those of many few several most other")
 # After one of these a noun is what it governs, not who acts: "lunch with Sam".
 PREPOSITIONS = _words("with w to at from for by of in on into about near without")
 # Pronouns that never stand as a subject.

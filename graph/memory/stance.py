@@ -273,13 +273,14 @@ def names_another(fragment: Fragment, focus: Focus) -> str | None:
 
 
 def attributive(fragment: Fragment, focus: Focus) -> str | None:
-    """The object describing another thing ("a vegetarian lasagne"), not said of anyone."""
+    """The object describing another thing ("a vegetarian lasagne", "lots of left-handed
+    people"), not said of anyone."""
     words = fragment.words
     after = focus.last + 1
     if focus.first == 0 or after >= len(words) or words[after].sentence != words[focus.last].sentence:
         return None
     if (
-        words[focus.first - 1].base in {"a", "an", "the", "some", "this", "that"}
+        words[focus.first - 1].base in senses.DESCRIBING
         and words[after].noun
         and not words[after].verb
     ):

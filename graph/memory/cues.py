@@ -63,7 +63,18 @@ def _tool(fragment: Fragment, focus: Focus) -> int | None:
     if after + 1 < len(words) and words[after].base == "for" and words[after + 1].full.endswith("ing"):
         # What it is for: "ynab for budgeting", "Strava for tracking rides".
         return after
-    return _before(fragment, focus.first, frozenset({"on", "in", "into", "through", "with", "via"}))
+    found = _before(fragment, focus.first, frozenset({"on", "in", "into", "through", "with", "via"}))
+    return found if found is not None else _switched_to(fragment, focus)
+
+
+def _switched_to(fragment: Fragment, focus: Focus) -> int | None:
+    """What something was given up for: "ditched Spotify for Apple Music", "moved over to Arc"."""
+    words = fragment.words
+    to = _before(fragment, focus.first, frozenset({"to", "for"}))
+    if to is None:
+        return None
+    changes = senses.SWITCHING | senses.ENDING_VERBS
+    return next((p for p in fragment.clause_range(to) if p < to and words[p].is_(*changes)), None)
 
 
 def _project(fragment: Fragment, focus: Focus) -> int | None:
@@ -259,7 +270,11 @@ def _speakers_relation(words: Sequence[Word], position: int) -> bool:
     if word.lemmas.isdisjoint(senses.PERSON_NOUNS):
         return True
     opens = position == 0 or words[position - 1].sentence != word.sentence
-    if (word.capitalised or opens) and not word.full.endswith("'s") and (opens or not words[position - 1].noun):
+    if (
+        (word.capitalised or opens)
+        and not word.full.endswith("'s")
+        and (opens or not words[position - 1].noun)
+    ):
         # "Mum (Rosa) turned seventy", "hubby (Rafe) cooked": a kinship word used as a name, or
         # bare at the start, is the speaker's own.
         return True

@@ -132,7 +132,8 @@ OUTLASTING = frozenset({"knows"})
 # "start Monday", "starting next week": a start still to come.
 START_VERBS = _words("start starts starting begin begins beginning")
 AFTER_START = _words(
-    "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thurs fri tomorrow next soon"
+    "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thurs fri "
+    "tomorrow next soon"
 )
 
 # --- taken back ----------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graph.memory import senses, stance
+from graph.memory import senses, stance, timing
 from graph.memory.cues import find_cue
 from graph.memory.dates import DateParts, date_parts, find_date_mentions
 from graph.memory.models import Verdict
@@ -244,11 +244,11 @@ def _read_stance(
     denied = stance.denial(fragment, focus, claim.predicate)
     if denied is not None:
         return _Settled(Reading.DENIES, f"{found_at} with '{denied}', the opposite of {claim.predicate}", 4)
-    found_time, time_phrase = stance.time(fragment, focus, claim.predicate)
+    found_time, time_phrase = timing.time(fragment, focus, claim.predicate)
     timed = _time_reading(claim, found_time, time_phrase)
     if timed is not None:
         return _Settled(timed[0], f"{found_at}, but {timed[1]}", 5)
-    taken = stance.taken_back(fragment, focus)
+    taken = timing.taken_back(fragment, focus)
     if taken is not None:
         return _Settled(
             Reading.UNSETTLED, f"{found_at}, but a later '{taken}' takes it back", 6, taken_back=True

@@ -54,22 +54,37 @@ def _employment(fragment: Fragment, focus: Focus) -> int | None:
 
 
 def _tool(fragment: Fragment, focus: Focus) -> int | None:
-    """A tool said by where things happen in it: "back on the Kindle", "moved into Notion",
-    "goes through Monzo", "neovim user"."""
+    """A tool said by where things happen in it or what it is for: "back on the Kindle", "moved
+    into Notion", "goes through Monzo", "neovim user", "ynab for budgeting"."""
+    words = fragment.words
     after = focus.last + 1
-    if after < len(fragment.words) and fragment.words[after].is_("user"):
+    if after < len(words) and words[after].is_("user"):
         return after
-    return _before(fragment, focus.first, frozenset({"on", "in", "into", "through", "with", "via"}))
+    if after + 1 < len(words) and words[after].base == "for" and words[after + 1].full.endswith("ing"):
+        # What it is for: "ynab for budgeting", "Strava for tracking rides".
+        return after
+    found = _before(fragment, focus.first, frozenset({"on", "in", "into", "through", "with", "via"}))
+    return found if found is not None else _switched_to(fragment, focus)
+
+
+def _switched_to(fragment: Fragment, focus: Focus) -> int | None:
+    """What something was given up for: "ditched Spotify for Apple Music", "moved over to Arc"."""
+    words = fragment.words
+    to = _before(fragment, focus.first, frozenset({"to", "for"}))
+    if to is None:
+        return None
+    changes = senses.SWITCHING | senses.ENDING_VERBS
+    return next((p for p in fragment.clause_range(to) if p < to and words[p].is_(*changes)), None)
 
 
 def _project(fragment: Fragment, focus: Focus) -> int | None:
     """A project said by being on it or at it: "still on the payments rewrite", "restoring an
-    old Vespa", "Mine: the overhaul"."""
+    old Vespa", "plugging away at the book", "Mine: the overhaul"."""
     words = fragment.words
     found = _before(fragment, focus.first, frozenset({"on", "in"}))
     if found is not None:
         return found
-    for position in range(max(0, focus.first - 3), focus.first):
+    for position in range(max(0, focus.first - 4), focus.first):
         word = words[position]
         if word.sentence != words[focus.first].sentence:
             continue
@@ -137,11 +152,43 @@ def _companion(fragment: Fragment, focus: Focus) -> int | None:
     return None
 
 
+def _ranked(fragment: Fragment, focus: Focus) -> int | None:
+    """A choice written as a ranking: "dark chocolate > milk", "sparkling > still"."""
+    words = fragment.words
+    after = focus.last + 1
+    if after < len(words) and ">" in fragment.text[words[focus.last].end : words[after].start]:
+        return after
+    return None
+
+
+def _kind_of_person(fragment: Fragment, focus: Focus) -> int | None:
+    """A taste said as a kind of person: "a beach person", "dog people", "Arsenal fan"."""
+    after = focus.last + 1
+    if after < len(fragment.words) and fragment.words[after].base in senses.KIND_OF_PERSON:
+        return after
+    return None
+
+
+def _liking_idiom(fragment: Fragment, focus: Focus) -> int | None:
+    """A liking said by a negated idiom before the object: "can't say no to a good ramen",
+    "could never live without coffee"."""
+    words = fragment.words
+    sentence = fragment.sentence_range(focus.first)
+    for position in range(sentence.start, focus.first):
+        if not (words[position].full in senses.NEGATORS or words[position].full.endswith("n't")):
+            continue
+        following = tuple(word.base for word in words[position + 1 : position + 3])
+        if any(following[: len(idiom)] == idiom for idiom in senses.LIKING_IDIOMS):
+            return position
+    return None
+
+
 _CONSTRUCTIONS: dict[str, tuple[Callable[[Fragment, Focus], int | None], ...]] = {
     "works_at": (_employment,),
     "uses": (_tool,),
     "works_on": (_project,),
-    "prefers": (_contrast,),
+    "prefers": (_contrast, _ranked, _kind_of_person),
+    "likes": (_liking_idiom, _kind_of_person),
     "corrected": (_contrast,),
     "has_skill": (_done_skill,),
     "has_goal": (_goal_time, _wished),
@@ -205,9 +252,11 @@ def find_cue(
     if predicate == "relationship_to":
         candidates = [p for p in candidates if _speakers_relation(fragment.words, p)]
     if span is not None:
-        # The host vouches that the span says the claim: a cue anywhere in it counts.
+        # The host vouches that the span says the claim: a cue anywhere in it counts, and when
+        # the span holds the object, a cue outside it belongs to other words.
         in_span = [p for p in span if not focus.holds(p) and not fragment.words[p].lemmas.isdisjoint(cues)]
-        candidates = [p for p in candidates if p in span] + in_span or candidates
+        kept = [p for p in candidates if p in span] + in_span
+        candidates = kept if focus.first in span and focus.last in span else kept or candidates
     if not candidates:
         return None
     # The nearest, and of two equally near the one before the object.
@@ -220,8 +269,14 @@ def _speakers_relation(words: Sequence[Word], position: int) -> bool:
     word = words[position]
     if word.lemmas.isdisjoint(senses.PERSON_NOUNS):
         return True
-    if word.capitalised and not word.full.endswith("'s") and (position == 0 or not words[position - 1].noun):
-        # "Mum (Rosa) turned seventy": a kinship word used as a name is the speaker's own.
+    opens = position == 0 or words[position - 1].sentence != word.sentence
+    if (
+        (word.capitalised or opens)
+        and not word.full.endswith("'s")
+        and (opens or not words[position - 1].noun)
+    ):
+        # "Mum (Rosa) turned seventy", "hubby (Rafe) cooked": a kinship word used as a name, or
+        # bare at the start, is the speaker's own.
         return True
     return any(
         earlier.base in senses.SPEAKER_POSSESSIVES for earlier in words[max(0, position - 3) : position]

@@ -30,6 +30,13 @@ SPEAKER_OBJECTS = _words("me my mine myself us our ours ourselves")
 OTHER_PRONOUNS = _words(
     "he she they his her their someone somebody everyone everybody nobody people you your"
 )
+# Words before a noun that make it a phrase of its own ("the barista", "his boss").
+DETERMINERS = _words("the a an this that these those his her their its your my our")
+# Before an adjective that describes the noun after it rather than anyone: "a vegetarian
+# lasagne", "lots of left-handed people", "many vegan options".
+DESCRIBING = _words("a an the some this that these those of many few several most other")
+# After one of these a noun is what it governs, not who acts: "lunch with Sam".
+PREPOSITIONS = _words("with w to at from for by of in on into about near without")
 # Pronouns that never stand as a subject.
 OBJECT_PRONOUNS = _words("him them")
 # Words opening a clause whose subject is its own: a subject is not looked for before them.
@@ -70,7 +77,10 @@ NEGATORS = _words(
 )
 # What follows a negator in phrases that deny nothing ("not only", "no doubt", "can't wait",
 # "not gonna lie", "can't get enough"), as the bases of the next one or two words.
-NOT_DENIALS = _phrases(
+# Phrases whose negation says a liking: "can't get enough of", "can't say no to", "could
+# never live without", "you can't beat".
+LIKING_IDIOMS = _phrases("get enough", "get tired", "say no", "live without", "resist", "beat", "stop")
+NOT_DENIALS = LIKING_IDIOMS + _phrases(
     "only",
     "just",
     "doubt",
@@ -78,8 +88,6 @@ NOT_DENIALS = _phrases(
     "wait",
     "gonna lie",
     "going to lie",
-    "get enough",
-    "get tired",
     "to mention",
     "always",
     "every",
@@ -105,7 +113,10 @@ QUESTION_OPENERS = _words(
 
 # Said of something that held and no longer does.
 ENDED = _words("anymore formerly former previously ex")
-ENDING_VERBS = _words("quit stop leave resign retire fire")
+ENDING_VERBS = _words("quit stop leave resign retire fire ditch finish complete sell cancel uninstall")
+# After an ending verb, these introduce what comes next, not what ended: "left for Acme",
+# "ditched Spotify for Apple Music", "quit to join Brightline".
+NEXT_AFTER_ENDING = _words("for to into")
 ENDING_PREDICATES = frozenset({"works_at", "works_on", "uses"})
 # Predicates of a moment, not a state: "was born" is not "held in the past".
 EVENTS = frozenset({"born_on", "died_on", "corrected"})
@@ -115,7 +126,15 @@ FUTURE = _words("will shall gonna tomorrow soon upcoming")
 FUTURE_AFTER_NEXT = _words("day week weekend month year semester term spring summer autumn fall winter")
 # Verbs of a state that held while said in the past tense ("I worked at Acme"), unlike events
 # whose result stays ("I joined Acme").
-STATES = _words("work be use like love enjoy live run")
+STATES = _words("work be use like love enjoy live run want hope wish dream")
+# Predicates a past occasion proves now: "ran into Declan" says one knows him.
+OUTLASTING = frozenset({"knows"})
+# "start Monday", "starting next week": a start still to come.
+START_VERBS = _words("start starts starting begin begins beginning")
+AFTER_START = _words(
+    "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thurs fri "
+    "tomorrow next soon"
+)
 
 # --- taken back ----------------------------------------------------------------------------
 
@@ -161,7 +180,7 @@ CUES: Mapping[str, frozenset[str]] = MappingProxyType(
         "likes": _words(
             """like love enjoy adore favorite favourite fav fave fan into obsess obsessed addict
             addicted hooked crazy mad fond passion passionate dig appreciate keen enough tired
-            thing best hobby live beat pleasure treat stand bear"""
+            thing best hobby live beat pleasure treat stand bear sucker weakness"""
         ),
         "prefers": _words(
             "prefer preference rather instead over than favorite favourite better choose pick always"
@@ -195,11 +214,24 @@ CUES: Mapping[str, frozenset[str]] = MappingProxyType(
 )
 # Lemmas that, said of the object, deny the predicate outright ("I hate jazz").
 DENIALS: Mapping[str, frozenset[str]] = MappingProxyType(
-    {"likes": _words("hate dislike detest loathe despise"), "prefers": _words("hate dislike")}
+    {
+        "likes": _words("hate dislike detest loathe despise"),
+        "prefers": _words("hate dislike"),
+        "has_skill": _words("hopeless terrible rubbish useless awful bad crap"),
+    }
 )
+# Predicates of a choice between things, and the words before the thing not chosen ("tea over
+# coffee", "rather than fly", "instead of the bus").
+CHOICES = frozenset({"prefers"})
+PASSED_OVER = _words("over than instead")
+# A word right after the object that makes it a taste: "a beach person", "dog people".
+KIND_OF_PERSON = _words("person people fan lover guy girl gal")
 # Predicates whose object is a person: mentioning them with the speaker involved says enough,
 # and "my sister Anna" is the speaker's relation, not someone else speaking.
 PERSON_OBJECTS = frozenset({"knows", "relationship_to"})
+# Predicates that name what the words do ("a correction"): only a word of theirs says it, so an
+# evidence span without one does not stand for it.
+SPEECH_ACTS = frozenset({"corrected"})
 # Predicates whose claims are about wishes and plans: a hedge is what they state.
 WISHFUL = frozenset({"has_goal"})
 # Company-name endings a person rarely says: "Acme Corp" is found as "Acme".

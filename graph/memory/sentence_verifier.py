@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graph.memory import senses, stance
+from graph.memory import senses, stance, timing
 from graph.memory.cues import find_cue
 from graph.memory.dates import DateParts, date_parts, find_date_mentions
 from graph.memory.models import Verdict
@@ -149,7 +149,9 @@ def _time_reading(claim: _Claim, found: Time, phrase: str) -> tuple[Reading, str
     statement = claim.statement
     # A goal, or a claim sent as a plan, is about what is to come.
     wishful = claim.predicate in senses.WISHFUL or statement.modality not in _ASSERTED_MODALITIES
-    if found is Time.CURRENT or (found is Time.FUTURE and (wishful or statement.valid_from is not None)):
+    # A choice said for later is a choice now: "I'll take the train over flying".
+    later = wishful or statement.valid_from is not None or claim.predicate in senses.CHOICES
+    if found is Time.CURRENT or (found is Time.FUTURE and later):
         return None
     if found in (Time.ENDED, Time.PAST) and statement.valid_to is not None:
         return None
@@ -171,7 +173,8 @@ def _read_mention(
     if stance.is_question(fragment, bare):
         return _Settled(Reading.UNSETTLED, f"{found_at}, but {_QUESTION}", 3)
     cue = find_cue(fragment, bare, claim.predicate, claim.cues, span)
-    if cue is None and claim.cues:
+    vouched = claim.predicate not in senses.SPEECH_ACTS and _vouched(mention, span)
+    if cue is None and claim.cues and not vouched:
         examples = ", ".join(sorted(claim.cues)[:5])
         return _Settled(
             Reading.UNSETTLED,
@@ -184,6 +187,13 @@ def _read_mention(
     if problem is not None:
         return _Settled(Reading.UNSETTLED, f"{found_at}, but {problem}", 2)
     return _read_stance(fragment, focus, claim, subject_at, found_at)
+
+
+def _vouched(mention: tuple[int, int], span: range | None) -> bool:
+    """Whether the host's evidence span holds the whole mention: the host read those words as
+    saying the claim, so a missing predicate word does not refuse it. Who says it, and whether
+    it is denied, hedged, asked, reported, past or taken back, is still read."""
+    return span is not None and mention[0] in span and mention[1] in span
 
 
 def _whose_problem(fragment: Fragment, focus: Focus, claim: _Claim) -> tuple[str | None, int | None]:
@@ -234,11 +244,11 @@ def _read_stance(
     denied = stance.denial(fragment, focus, claim.predicate)
     if denied is not None:
         return _Settled(Reading.DENIES, f"{found_at} with '{denied}', the opposite of {claim.predicate}", 4)
-    found_time, time_phrase = stance.time(fragment, focus, claim.predicate)
+    found_time, time_phrase = timing.time(fragment, focus, claim.predicate)
     timed = _time_reading(claim, found_time, time_phrase)
     if timed is not None:
         return _Settled(timed[0], f"{found_at}, but {timed[1]}", 5)
-    taken = stance.taken_back(fragment, focus)
+    taken = timing.taken_back(fragment, focus)
     if taken is not None:
         return _Settled(
             Reading.UNSETTLED, f"{found_at}, but a later '{taken}' takes it back", 6, taken_back=True

@@ -1,6 +1,6 @@
 """How a sentence stands towards one mention of a claim's object: whose it is, whether it is
-denied, hedged, wished, asked or reported, when it holds, and whether a later clause takes it
-back. Pure functions over `sentences.Fragment`; the verdict is the verifier's business.
+denied, hedged, wished, asked or reported (when it holds and whether a later clause takes it
+back are in `timing`). Pure functions over `sentences.Fragment`; the verdict is the verifier's business.
 
 The reading is a set of clause rules over lemmas, not a parse (docs/memory.md says why):
 - who: the nearest subject before the words that say the claim, within their sentence: a
@@ -11,8 +11,6 @@ The reading is a set of clause rules over lemmas, not a parse (docs/memory.md sa
 - mood: a question, a wish, a plan, a hedge or a belief in the clause or in subject-less
   clauses leading up to it; a reporting verb whose subject is someone else ("my boss says"),
   unless a later clause agrees ("and she's right").
-- time: ended ("used to", "no longer", "left"), past (a state verb in the past tense, "until
-  June"), future ("next month", "will").
 """
 
 from __future__ import annotations
@@ -75,7 +73,7 @@ def phrase(words: Sequence[Word], first: int, last: int) -> str:
     return " ".join(word.written for word in words[first : last + 1])
 
 
-def _next_is(words: Sequence[Word], position: int, *bases: str) -> bool:
+def next_is(words: Sequence[Word], position: int, *bases: str) -> bool:
     return position + 1 < len(words) and words[position + 1].base in bases
 
 
@@ -84,7 +82,7 @@ def _forms(lemma: str, tag: str) -> frozenset[str]:
     return frozenset(getAllInflections(lemma).get(tag, ()))
 
 
-def _has_form(word: Word, tag: str, lemmas: frozenset[str] | None = None) -> bool:
+def has_form(word: Word, tag: str, lemmas: frozenset[str] | None = None) -> bool:
     return any(word.full in _forms(lemma, tag) for lemma in (word.lemmas if lemmas is None else lemmas))
 
 
@@ -117,7 +115,7 @@ def _pure_noun(word: Word) -> bool:
 
 def _third_person_verb(word: Word) -> bool:
     return word.full in {"is", "has", "does"} or (
-        word.full.endswith("s") and _has_form(word, "VBZ") and not _has_form(word, "NNS")
+        word.full.endswith("s") and has_form(word, "VBZ") and not has_form(word, "NNS")
     )
 
 
@@ -127,6 +125,63 @@ def is_person(words: Sequence[Word], position: int) -> bool:
     if word.base in senses.OTHER_PRONOUNS or _is_person_noun(word) or _is_name(words, position):
         return True
     return word.noun and word.base.endswith(senses.AGENT_ENDINGS)
+
+
+def _acting_noun(words: Sequence[Word], position: int) -> bool:
+    """A thing or a role that does something: "the barista keeps writing", "the form asks"."""
+    word = words[position]
+    return (
+        (word.noun or not word.known)
+        and position > 0
+        and words[position - 1].base in senses.DETERMINERS - senses.SPEAKER_POSSESSIVES
+        and position + 1 < len(words)
+        # "keeps" may be a plural noun too; after "the barista" it is the verb.
+        and has_form(words[position + 1], "VBZ")
+    )
+
+
+def _may_act(words: Sequence[Word], position: int) -> bool:
+    """Whether a noun or a name stands where a subject (or an owner) can: not right after a
+    preposition or a verb that acts on it ("lunch with Sam", "ditched Spotify", "back from
+    Lisbon"), and a bare
+    lower-case noun only before a verb ("password manager first", "leap-year baby here" name
+    nothing that acts; "sis says hi" does)."""
+    word = words[position]
+    start = _name_start(words, position)
+    before = words[start - 1] if start > 0 else None
+    following = words[position + 1] if position + 1 < len(words) else None
+    if before is not None and before.sentence == word.sentence and _governs(before):
+        # ...unless a thing follows that goes to them: "bought Dad a Kindle" is Dad's Kindle.
+        return following is not None and following.base in senses.DETERMINERS
+    if word.capitalised or word.full.endswith("'s") or (following is not None and following.verb):
+        return True
+    return before is not None and (before.base in senses.DETERMINERS or before.full.endswith("'s"))
+
+
+def _name_start(words: Sequence[Word], position: int) -> int:
+    """The first word of the capitalised run holding `position` ("Corvid Labs"), stopping at a
+    verb that opens the sentence ("Left Corvid Labs")."""
+    start = position
+    while (
+        start > 0
+        and words[start].capitalised
+        and words[start - 1].capitalised
+        and words[start - 1].sentence == words[position].sentence
+    ):
+        if words[start - 1].known and words[start - 1].verb:
+            break
+        start -= 1
+    return start
+
+
+def _governs(word: Word) -> bool:
+    """A preposition, or a verb that takes what follows as its object (not one that opens a
+    clause of its own, as "says" and "think" do)."""
+    if word.base in senses.PREPOSITIONS:
+        return True
+    # A capitalised word that may be a verb before a name opens the sentence as one: "Left".
+    verb = word.verb and (not word.noun or word.capitalised)
+    return verb and not word.is_(*senses.REPORTING, *senses.COGNITIVE, "be")
 
 
 def _subject_at(
@@ -139,15 +194,24 @@ def _subject_at(
     if word.base in senses.SPEAKER_SUBJECTS:
         return Whose.SPEAKER, position
     if focus.holds(position) or not (
-        word.base in senses.OTHER_PRONOUNS or _is_person_noun(word) or _is_name(words, position)
+        word.base in senses.OTHER_PRONOUNS
+        or _is_person_noun(word)
+        or _is_name(words, position)
+        or _acting_noun(words, position)
     ):
+        return None
+    if word.base not in senses.OTHER_PRONOUNS and not _may_act(words, position):
         return None
     if word.base in senses.OBJECT_PRONOUNS or (
         word.base == "you" and (position + 1 >= len(words) or not words[position + 1].verb)
     ):
         # "told you yesterday", "visiting them": not who the sentence is about.
         return None
-    if _next_is(words, position, "called", "named") and position + 2 == focus.first:
+    if (
+        next_is(words, position, "called", "named")
+        and position + 2 == focus.first
+        and not word.full.endswith("'s")
+    ):
         # "Someone called Tom": the words that introduce the object, not who acts.
         return None
     owner = words[position - 1] if position > 0 else None
@@ -226,15 +290,16 @@ def names_another(fragment: Fragment, focus: Focus) -> str | None:
 
 
 def attributive(fragment: Fragment, focus: Focus) -> str | None:
-    """The object describing another thing ("a vegetarian lasagne"), not said of anyone."""
+    """The object describing another thing ("a vegetarian lasagne", "lots of left-handed
+    people"), not said of anyone."""
     words = fragment.words
     after = focus.last + 1
     if focus.first == 0 or after >= len(words) or words[after].sentence != words[focus.last].sentence:
         return None
     if (
-        words[focus.first - 1].base in {"a", "an", "the", "some", "this", "that"}
+        words[focus.first - 1].base in senses.DESCRIBING
         and words[after].noun
-        and not words[after].verb
+        and (not words[after].verb or has_form(words[after], "NNS"))
     ):
         return phrase(words, focus.first - 1, after)
     return None
@@ -258,6 +323,9 @@ def reporter(fragment: Fragment, subject_at: int | None, focus: Focus) -> str | 
     sentence = fragment.sentence_range(focus.anchor)
     end = subject_at if subject_at is not None else focus.anchor
     for position in range(end - 1, sentence.start - 1, -1):
+        if words[position].base in CONTRAST_WORDS:
+            # "The team swears by Linear but I'm still on Jira": the report ends at the "but".
+            return None
         if not words[position].is_(*senses.REPORTING):
             continue
         if words[position].is_("accord", "apparently"):
@@ -266,11 +334,23 @@ def reporter(fragment: Fragment, subject_at: int | None, focus: Focus) -> str | 
             if words[back].base in senses.SPEAKER_SUBJECTS:
                 break
             if is_person(words, back):
-                if any(words[later].is_(*senses.AGREEING) for later in range(focus.last + 1, sentence.stop)):
+                if _agreed(fragment, focus):
                     return None
                 owned = back > sentence.start and words[back - 1].base in senses.SPEAKER_POSSESSIVES
                 return phrase(words, back - 1 if owned else back, position)
     return None
+
+
+def _agreed(fragment: Fragment, focus: Focus) -> bool:
+    """The speaker agreeing with a report later in its sentence or in the next one ("and she's
+    right", "They're not wrong")."""
+    words = fragment.words
+    after = fragment.sentence_range(focus.last).stop
+    stop = fragment.sentence_range(after).stop if after < len(words) else after
+    return any(
+        words[later].is_(*senses.AGREEING) or (words[later].base == "wrong" and is_negator(words, later - 1))
+        for later in range(focus.last + 1, stop)
+    )
 
 
 def quoted_from(fragment: Fragment, focus: Focus) -> str | None:
@@ -310,12 +390,24 @@ def _attributed_after(fragment: Fragment, focus: Focus) -> str | None:
 # --- denied ----------------------------------------------------------------------------------
 
 
-def _is_negator(words: Sequence[Word], position: int) -> bool:
+def is_negator(words: Sequence[Word], position: int) -> bool:
+    word = words[position]
+    if not (word.full in senses.NEGATORS or word.full.endswith("n't")):
+        return False
+    return not _opens_idiom(words, position) and not any(
+        _opens_idiom(words, earlier) and position - earlier <= 2
+        for earlier in range(max(0, position - 2), position)
+    )
+
+
+def _opens_idiom(words: Sequence[Word], position: int) -> bool:
+    """Whether a negator opens an idiom that denies nothing ("not only", "can't say no to": the
+    "no" inside it denies nothing either)."""
     word = words[position]
     if not (word.full in senses.NEGATORS or word.full.endswith("n't")):
         return False
     following = tuple(w.base for w in words[position + 1 : position + 3])
-    return not any(following[: len(idiom)] == idiom for idiom in senses.NOT_DENIALS)
+    return any(following[: len(idiom)] == idiom for idiom in senses.NOT_DENIALS)
 
 
 def _starts_subject(word: Word) -> bool:
@@ -332,7 +424,7 @@ def negation(fragment: Fragment, focus: Focus, subject_at: int | None) -> tuple[
         start = min(start, subject_at)
     stop = focus.end if focus.end in clause else focus.first
     for position in range(start, stop + 1):
-        if focus.holds(position) or position == focus.cue or not _is_negator(words, position):
+        if focus.holds(position) or position == focus.cue or not is_negator(words, position):
             continue
         later = range(position + 1, focus.anchor)
         if any(_starts_subject(words[between]) for between in later):
@@ -340,7 +432,7 @@ def negation(fragment: Fragment, focus: Focus, subject_at: int | None) -> tuple[
             if governed is not None and governed.is_(*senses.COGNITIVE):
                 return phrase(words, position, position + 1), True
             continue
-        if words[position].base == "no" and _next_is(words, position, "longer", "more"):
+        if words[position].base == "no" and next_is(words, position, "longer", "more"):
             return phrase(words, position, position + 1), False
         return words[position].written, False
     return None, False
@@ -348,20 +440,51 @@ def negation(fragment: Fragment, focus: Focus, subject_at: int | None) -> tuple[
 
 def denial(fragment: Fragment, focus: Focus, predicate: str) -> str | None:
     """A word that says the opposite of the predicate of the object ("hate", "can't stand")."""
+    if predicate in senses.CHOICES:
+        passed = passed_over(fragment, focus)
+        if passed is not None:
+            return passed
     denying = senses.DENIALS.get(predicate, frozenset())
     words = fragment.words
     clause = fragment.clause_range(focus.first)
     for position in range(clause.start, focus.first):
         word = words[position]
-        if word.is_(*denying):
+        later = range(position + 1, focus.first)
+        # "I hate how much I love reality TV": a new subject says its own thing; "not bad at".
+        said_alone = not any(_starts_subject(words[p]) for p in later)
+        if word.is_(*denying) and said_alone and (position == 0 or not is_negator(words, position - 1)):
             return word.written
         if (
             predicate == "likes"
             and word.base in {"stand", "bear"}
             and position > 0
-            and _is_negator(words, position - 1)
+            and is_negator(words, position - 1)
         ):
             return phrase(words, position - 1, position)
+    return None
+
+
+def passed_over(fragment: Fragment, focus: Focus) -> str | None:
+    """The words that make the object the thing not chosen: "morning workouts over evening
+    ones", "rather than the train", "prefer tea to coffee", "dark chocolate > milk"."""
+    words = fragment.words
+    if focus.first == 0:
+        return None
+    between = fragment.text[words[focus.first - 1].end : words[focus.first].start]
+    if ">" in between:
+        return ">"
+    before = focus.first - 1
+    while before > 0 and words[before].base in senses.DETERMINERS:
+        before -= 1
+    word = words[before]
+    if word.sentence != words[focus.first].sentence:
+        return None
+    if word.base in senses.PASSED_OVER or (
+        word.base == "of" and before > 0 and words[before - 1].base == "instead"
+    ):
+        return phrase(words, before, focus.first - 1)
+    if word.base == "to" and any(words[p].is_("prefer") for p in fragment.clause_range(before) if p < before):
+        return phrase(words, before, focus.first - 1)
     return None
 
 
@@ -404,9 +527,18 @@ def mood(fragment: Fragment, focus: Focus) -> tuple[Mood, str]:
     words = fragment.words
     for position in _scope(fragment, focus):
         found = mood_word(words, position)
-        if found is not None:
+        if found is not None and not _wanted_by_another(words, position):
             return found
     return Mood.ASSERTED, ""
+
+
+def _wanted_by_another(words: Sequence[Word], position: int) -> bool:
+    """A wish whose own subject, right before it, is a thing or someone else ("The form wanted
+    my full name"): it is not the speaker's."""
+    if position == 0:
+        return False
+    before = words[position - 1]
+    return before.base not in senses.SPEAKER_WORDS and (before.noun or is_person(words, position - 1))
 
 
 def mood_word(words: Sequence[Word], position: int) -> tuple[Mood, str] | None:
@@ -414,133 +546,19 @@ def mood_word(words: Sequence[Word], position: int) -> tuple[Mood, str] | None:
     word = words[position]
     two = phrase(words, position, position + 1)
     if word.is_(*senses.WISHES) or (
-        word.full in {"i'd", "id", "would"} and _next_is(words, position, "love", "like")
+        word.full in {"i'd", "id", "would"} and next_is(words, position, "love", "like")
     ):
         return Mood.WISH, two
-    if word.base == "one" and _next_is(words, position, "day"):
+    if word.base == "one" and next_is(words, position, "day"):
         return Mood.WISH, two
     if word.is_(*senses.PLANS) or (
-        word.is_("think", "wonder") and _next_is(words, position, "about", "of", "whether")
+        word.is_("think", "wonder") and next_is(words, position, "about", "of", "whether")
     ):
         return Mood.PLAN, two
     if word.full in senses.UNDER_WAY:
         return Mood.PLAN, word.written
-    if word.base in senses.HEDGES and not (word.base == "would" and _next_is(words, position, "rather")):
+    if word.base in senses.HEDGES and not (word.base == "would" and next_is(words, position, "rather")):
         return Mood.HEDGE, word.written
     if word.is_(*senses.BELIEFS) and position > 0 and words[position - 1].base in senses.SPEAKER_SUBJECTS:
         return Mood.BELIEF, phrase(words, position - 1, position)
     return None
-
-
-# --- when ----------------------------------------------------------------------------------
-
-
-def _is_past_state(words: Sequence[Word], position: int) -> bool:
-    word = words[position]
-    if not _has_form(word, "VBD", word.lemmas & senses.STATES):
-        return False
-    # "I've worked here for years" is perfect, and holds now.
-    return not any(earlier.is_("have") for earlier in words[max(0, position - 2) : position])
-
-
-def _time_marker(words: Sequence[Word], position: int, predicate: str) -> tuple[Time, str] | None:
-    word = words[position]
-    if word.base == "used" and _next_is(words, position, "to"):
-        if position > 0 and words[position - 1].is_("be", "get"):
-            return None
-        return Time.ENDED, "used to"
-    if word.base == "no" and _next_is(words, position, "longer", "more"):
-        return Time.ENDED, phrase(words, position, position + 1)
-    if word.base in senses.ENDED or (
-        predicate in senses.ENDING_PREDICATES and word.is_(*senses.ENDING_VERBS)
-    ):
-        return Time.ENDED, word.written
-    if word.base in {"until", "till"}:
-        return Time.PAST, phrase(words, position, position + 1)
-    if (word.base in senses.FUTURE or word.full.endswith("'ll")) and not _next_is(
-        words, position, *senses.HABITUAL
-    ):
-        return Time.FUTURE, word.written
-    if word.base in {"going", "about"} and _next_is(words, position, "to"):
-        return Time.FUTURE, phrase(words, position, position + 1)
-    if (
-        word.base == "next"
-        and position + 1 < len(words)
-        and words[position + 1].is_(*senses.FUTURE_AFTER_NEXT)
-    ):
-        return Time.FUTURE, phrase(words, position, position + 1)
-    return None
-
-
-def _switched_from(fragment: Fragment, focus: Focus) -> tuple[Time, str] | None:
-    """What was switched from is over: "Switched from Chrome to Firefox"."""
-    words = fragment.words
-    before = focus.first - 1
-    if before < 1 or words[before].base != "from":
-        return None
-    clause = fragment.clause_range(focus.first)
-    switch = next((p for p in clause if p < before and words[p].is_(*senses.SWITCHING)), None)
-    return None if switch is None else (Time.ENDED, phrase(words, switch, before))
-
-
-def time(fragment: Fragment, focus: Focus, predicate: str) -> tuple[Time, str]:
-    """When the statement holds: markers anywhere in its clause (and a following 'until'
-    clause); a state verb in the past tense only before the object ("I worked at Acme")."""
-    words = fragment.words
-    clause = fragment.clause_range(focus.anchor)
-    end = fragment.clause_range(focus.last).stop
-    if (
-        end < len(words)
-        and words[end].sentence == words[focus.last].sentence
-        and words[end].base
-        in {
-            "until",
-            "till",
-            "anymore",
-        }
-    ):
-        end = fragment.clause_range(end).stop
-    found = _switched_from(fragment, focus)
-    for position in range(clause.start, end):
-        marker = _time_marker(words, position, predicate)
-        lasting = predicate not in senses.EVENTS
-        if marker is None and lasting and position < focus.first and _is_past_state(words, position):
-            marker = Time.PAST, words[position].written
-        if marker is not None and (found is None or marker[0] is Time.ENDED):
-            found = marker
-    return found or (Time.CURRENT, "")
-
-
-# --- taken back ------------------------------------------------------------------------------
-
-
-def taken_back(fragment: Fragment, focus: Focus) -> str | None:
-    """Words of a later clause that take the statement back ("just kidding", "well, I did",
-    "scratch that", "actually no"), up to the end of the next sentence: one that opens with a
-    correction and says the earlier words no longer hold."""
-    words = fragment.words
-    said = words[focus.anchor].lemmas
-    position = fragment.clause_range(focus.end).stop
-    limit_sentence = words[focus.last].sentence + 1
-    while position < len(words) and words[position].sentence <= limit_sentence:
-        clause = fragment.clause_range(position)
-        opener = tuple(word.base for word in words[clause.start : clause.start + 2])
-        later_sentence = words[clause.start].sentence > words[focus.last].sentence
-        dropped = later_sentence and words[clause.start].is_(*senses.DROPPING)
-        if dropped or any(opener[: len(start)] == start for start in senses.TAKE_BACK_OPENERS):
-            rest = range(clause.start, fragment.sentence_range(clause.start).stop)
-            sign = next((p for p in rest if _takes_back(words, p, said)), None)
-            if sign is not None:
-                return phrase(words, clause.start, min(sign, clause.start + 5))
-        position = clause.stop
-    return None
-
-
-def _takes_back(words: Sequence[Word], position: int, said: frozenset[str]) -> bool:
-    word = words[position]
-    if word.base in senses.TAKE_BACK_SIGNS or _is_negator(words, position):
-        return True
-    # "well, I did", "well, worked", "well, I could": the same statement put in the past.
-    return word.full in senses.PAST_AUXILIARIES or (
-        not said.isdisjoint(word.lemmas) and _has_form(word, "VBD")
-    )

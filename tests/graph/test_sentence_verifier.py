@@ -381,3 +381,109 @@ def test_a_claim_stored_before_spans_and_validity_were_read_still_parses() -> No
     assert statement_of(new) == ClaimStatement(
         "user", "works_at", "Acme", "positive", "assertion", None, PAST, "I work at Acme"
     )
+
+
+# --- round two (issue 50): rules that hold beyond the tuning sentences ----------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "obj", "evidence"),
+    [
+        (
+            "Day 3 at Halvorsen Freight. Still learning the rota.",
+            "works_at",
+            "Halvorsen Freight",
+            "Day 3 at Halvorsen Freight",
+        ),
+        (
+            "Another evening lost to Stardew Valley, zero regrets.",
+            "likes",
+            "Stardew Valley",
+            "lost to Stardew Valley",
+        ),
+        ("Popped round to Gareth's for a cuppa.", "knows", "Gareth", "Popped round to Gareth's"),
+    ],
+)
+def test_a_span_holding_the_object_stands_for_a_missing_predicate_word(
+    text: str, predicate: str, obj: str, evidence: str
+) -> None:
+    assert _verify(text, predicate, obj).verdict is Verdict.INSUFFICIENT
+    result = _verify(text, predicate, obj, evidence=evidence)
+    assert result.verdict is Verdict.ENTAILED, result.reason
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "obj", "evidence"),
+    [
+        # Everything but the predicate word is still read in the span's context.
+        (
+            "My flatmate just got a job at Fernhill Bakery.",
+            "works_at",
+            "Fernhill Bakery",
+            "a job at Fernhill Bakery",
+        ),
+        ("Bought Dad a Kindle for his birthday.", "uses", "Kindle", "a Kindle"),
+        ("The barista keeps writing Jenna on my cup.", "identity_is", "Jenna", "writing Jenna on my cup"),
+        (
+            "Finished the kitchen renovation in May.",
+            "works_on",
+            "kitchen renovation",
+            "the kitchen renovation",
+        ),
+        ("Ditched Spotify for Apple Music.", "uses", "Spotify", "Ditched Spotify"),
+        ("morning workouts over evening ones, always", "prefers", "evening ones", "evening ones"),
+        ("Hopeless at maths, always have been.", "has_skill", "maths", "Hopeless at maths"),
+        # A correction is said only by a word of one.
+        ("The dentist is on Thursday.", "corrected", "dentist is on Thursday", "The dentist is on Thursday"),
+    ],
+)
+def test_a_span_does_not_vouch_for_what_the_sentence_denies(
+    text: str, predicate: str, obj: str, evidence: str
+) -> None:
+    result = _verify(text, predicate, obj, evidence=evidence)
+    assert result.verdict is not Verdict.ENTAILED, result.reason
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "obj"),
+    [
+        ("Left Corvid Labs to join Brightline in May.", "works_at", "Brightline"),
+        ("Ditched Spotify for Apple Music last month.", "uses", "Apple Music"),
+        ("Ran into Declan at the shops.", "knows", "Declan"),
+        ("Can't say no to a good ramen.", "likes", "ramen"),
+        ("I hate how much I love reality TV.", "likes", "reality TV"),
+        ("I'm a sucker for true crime podcasts.", "likes", "true crime podcasts"),
+        ("My partner prefers the mountains; I'm a beach person.", "prefers", "beach"),
+        ("I'll take a diner breakfast over brunch any day.", "prefers", "diner breakfast"),
+        ("Preferences:\n- dark chocolate > milk\n- early nights", "prefers", "dark chocolate"),
+        ("The whole team swears by Linear but I'm still on Jira.", "uses", "Jira"),
+        ("ynab for budgeting, nothing else works for me", "uses", "YNAB"),
+        ("Still plugging away at the family history book.", "works_on", "family history book"),
+        ("hubby (Rafe) cooked tonight", "relationship_to", "Rafe"),
+        ("My friends reckon I'm addicted to Wordle. They're not wrong.", "likes", "Wordle"),
+        (
+            "The form wanted my full legal name, which is Margaret Anne Holloway.",
+            "identity_is",
+            "Margaret Anne Holloway",
+        ),
+    ],
+)
+def test_general_phenomena_are_read(text: str, predicate: str, obj: str) -> None:
+    result = _verify(text, predicate, obj)
+    assert result.verdict is Verdict.ENTAILED, result.reason
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "obj"),
+    [
+        ("My daughter's called Isolde, she's six.", "identity_is", "Isolde"),
+        ("Wanted to be a vet when I was little.", "has_goal", "be a vet"),
+        ("finally signed the contract w/ Oakridge Council, start monday", "works_at", "Oakridge Council"),
+        ("Lots of left-handed people in my family, Mum and both brothers.", "profile_fact", "left-handed"),
+        ("I'd much rather take the train than the coach.", "prefers", "coach"),
+        ("I prefer tea to coffee.", "prefers", "coffee"),
+    ],
+)
+def test_general_traps_are_refused(text: str, predicate: str, obj: str) -> None:
+    result = _verify(text, predicate, obj)
+    assert result.verdict is not Verdict.ENTAILED, result.reason

@@ -183,6 +183,14 @@ def _liking_idiom(fragment: Fragment, focus: Focus) -> int | None:
     return None
 
 
+def _birth_noun(fragment: Fragment, focus: Focus) -> int | None:
+    """A birth said by what the person was as a baby: "a 1991 baby", "Leap-year baby here"."""
+    after = focus.last + 1
+    if after < len(fragment.words) and fragment.words[after].base in senses.BIRTH_NOUNS:
+        return after
+    return None
+
+
 _CONSTRUCTIONS: dict[str, tuple[Callable[[Fragment, Focus], int | None], ...]] = {
     "works_at": (_employment,),
     "uses": (_tool,),
@@ -193,6 +201,7 @@ _CONSTRUCTIONS: dict[str, tuple[Callable[[Fragment, Focus], int | None], ...]] =
     "has_skill": (_done_skill,),
     "has_goal": (_goal_time, _wished),
     "knows": (_companion,),
+    "born_on": (_birth_noun,),
 }
 
 
@@ -208,6 +217,28 @@ def _lemma_cues(fragment: Fragment, focus: Focus, cues: frozenset[str]) -> list[
         and not words[position].lemmas.isdisjoint(cues)
         and not _not_a_cue(words, position)
     ]
+
+
+def _lead_in_cues(fragment: Fragment, focus: Focus, cues: frozenset[str]) -> list[int]:
+    """Cues in the sentence right before a short subject-less one holding the date ("Since we
+    said goodbye to Grandpa. 17 Oct 2022."): the date is given after the event is named."""
+    words = fragment.words
+    sentence = fragment.sentence_range(focus.first)
+    if sentence.start == 0 or len(sentence) > _AFTERTHOUGHT_WORDS:
+        return []
+    if any(_subject_word(words[p]) for p in sentence):
+        return []
+    return [p for p in fragment.sentence_range(sentence.start - 1) if not words[p].lemmas.isdisjoint(cues)]
+
+
+def _own_event(words: Sequence[Word], cue: int, focus: Focus) -> bool:
+    """Whether a date's cue is said of that date: no subject of another clause stands between
+    them ("born in 1972 and we moved south on 3 April 1980")."""
+    low, high = sorted((cue, focus.first))
+    return not any(
+        _subject_word(words[p]) and words[p].base not in senses.SPEAKER_POSSESSIVES
+        for p in range(low + 1, high)
+    )
 
 
 def _afterthought_cues(fragment: Fragment, focus: Focus, cues: frozenset[str]) -> list[int]:
@@ -251,6 +282,9 @@ def find_cue(
         candidates += [p for p in sentence if fragment.words[p].base in senses.SPEAKER_OBJECTS]
     if predicate == "relationship_to":
         candidates = [p for p in candidates if _speakers_relation(fragment.words, p)]
+    if predicate in senses.DATED:
+        candidates = [p for p in candidates if _own_event(fragment.words, p, focus)]
+        candidates += _lead_in_cues(fragment, focus, cues)
     if span is not None:
         # The host vouches that the span says the claim: a cue anywhere in it counts, and when
         # the span holds the object, a cue outside it belongs to other words.

@@ -34,6 +34,36 @@ _MONTH_BY_NAME = (
 )
 # Days named by a feast rather than a number.
 _FEASTS = {"christmas": (12, 25)}
+# Days written as words: "the first", "the twenty-first" (read as "twenty" then "first").
+_DAY_WORDS = {
+    word: day
+    for day, word in enumerate(
+        [
+            "first",
+            "second",
+            "third",
+            "fourth",
+            "fifth",
+            "sixth",
+            "seventh",
+            "eighth",
+            "ninth",
+            "tenth",
+            "eleventh",
+            "twelfth",
+            "thirteenth",
+            "fourteenth",
+            "fifteenth",
+            "sixteenth",
+            "seventeenth",
+            "eighteenth",
+            "nineteenth",
+            "twentieth",
+        ],
+        start=1,
+    )
+} | {"thirtieth": 30}
+_TENS = {"twenty": 20, "thirty": 30}
 _ISO = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$")
 _NUMERIC = re.compile(r"^(\d{1,2})[/.](\d{1,2})[/.](\d{2,4})$")
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)?$")
@@ -50,7 +80,7 @@ class DateParts:
 
 def _parts_of_words(words: list[str]) -> DateParts | None:
     year = month = day = None
-    for word in words:
+    for previous, word in zip(["", *words], words, strict=False):
         if _YEAR.match(word):
             year = int(word)
         elif word in _MONTH_BY_NAME:
@@ -59,6 +89,8 @@ def _parts_of_words(words: list[str]) -> DateParts | None:
             day = int(ordinal.group(1))
         elif word in _FEASTS:
             month, day = _FEASTS[word]
+        elif word in _DAY_WORDS:
+            day = _DAY_WORDS[word] + _TENS.get(previous, 0)
     if year is None and month is None:
         return None
     return DateParts(year, month, day)
@@ -74,14 +106,56 @@ def date_parts(value: str) -> DateParts | None:
     return _parts_of_words(re.findall(r"[a-z]+|\d+(?:st|nd|rd|th)?", text))
 
 
-def _numeric_dates(word: str) -> list[DateParts]:
-    """Both readings of a numeric date (day first and month first), as people write either."""
+_DAY_FIRST = re.compile(r"\b(?:uk|british|european|dd[/.-]mm)\b", re.IGNORECASE)
+_MONTH_FIRST = re.compile(r"\b(?:us (?:format|style|date)|american|mm[/.-]dd)\b", re.IGNORECASE)
+
+
+def _writers_order(fragment: Fragment) -> bool | None:
+    """Whether the fragment's numeric dates are written day first (True) or month first
+    (False), when its words say so ("uk format", "mm/dd") or another of its dates can only be
+    read one way ("25/12/1984"); None when nothing settles it."""
+    if _DAY_FIRST.search(fragment.text):
+        return True
+    if _MONTH_FIRST.search(fragment.text):
+        return False
+    for token in fragment.text.split():
+        found = _NUMERIC.match(token.strip("().,;:!?"))
+        if found is None:
+            continue
+        first, second = int(found.group(1)), int(found.group(2))
+        if first > 12 >= second or second > 12 >= first:
+            return first > 12
+    return None
+
+
+def _numeric_dates(word: str, day_first: bool | None = None) -> list[DateParts]:
+    """The readings of a numeric date that name a real day: "1987-02-14" has one; "25/12/1984"
+    one (no month 25); "3/4/88" two, 3 April as the UK writes it and March 4 as the US does."""
+    iso = _ISO.match(word)
+    if iso is not None and iso.group(3) is not None:
+        return [DateParts(*(int(group) for group in iso.groups()))]
     found = _NUMERIC.match(word)
     if found is None:
         return []
     first, second, year = (int(group) for group in found.groups())
     year = year + 2000 if year < 50 else year + 1900 if year < 100 else year
-    return [DateParts(year, second, first), DateParts(year, first, second)]
+    readings = {DateParts(year, second, first), DateParts(year, first, second)}
+    if day_first is not None:
+        readings = {DateParts(year, second, first) if day_first else DateParts(year, first, second)}
+    return [parts for parts in readings if parts.month is not None and 1 <= parts.month <= 12]
+
+
+def ambiguous_date(fragment: Fragment, wanted: DateParts) -> str | None:
+    """A numeric date of the fragment that says the wanted day in one order and another day in
+    the other ("3/4/88" for 3 April): the words do not settle which the person meant."""
+    day_first = _writers_order(fragment)
+    for position in range(len(fragment.words)):
+        raw = _raw(fragment, position)
+        readings = _numeric_dates(raw, day_first)
+        agreeing = [parts for parts in readings if _agrees(wanted, parts)]
+        if len(readings) == 2 and len(agreeing) == 1:
+            return raw
+    return None
 
 
 def _agrees(wanted: DateParts, found: DateParts) -> bool:
@@ -93,12 +167,17 @@ def find_date_mentions(fragment: Fragment, wanted: DateParts) -> list[tuple[int,
     """(first, last) word positions of each place the fragment says the wanted date."""
     words = fragment.words
     mentions: list[tuple[int, int]] = []
+    day_first = _writers_order(fragment)
     for first in range(len(words)):
-        numeric = [parts for parts in _numeric_dates(_raw(fragment, first)) if _agrees(wanted, parts)]
-        if numeric:
+        readings = _numeric_dates(_raw(fragment, first), day_first)
+        if readings and all(_agrees(wanted, parts) for parts in readings):
+            # Said in either order, or in the only order that names a real day.
             mentions.append((first, first))
             continue
-        if _parts_of_words([words[first].base]) is None and not _ORDINAL.match(words[first].base):
+        if readings:
+            continue
+        base = words[first].base
+        if _parts_of_words([base]) is None and not _ORDINAL.match(base) and base not in _DAY_WORDS | _TENS:
             continue
         for last in range(first, min(first + _WINDOW, len(words))):
             if words[last].sentence != words[first].sentence:

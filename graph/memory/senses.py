@@ -175,8 +175,8 @@ CUES: Mapping[str, frozenset[str]] = MappingProxyType(
             manager startup apply application interview offer"""
         ),
         "identity_is": _words("name call go identify pronoun be"),
-        "born_on": _words("bear born birthday birth birthdate bday b"),
-        "died_on": _words("die dead death pass funeral lose d"),
+        "born_on": _words("bear born birthday birth birthdate bday b dob"),
+        "died_on": _words("die dead death pass passing funeral lose d kill goodbye rip"),
         "likes": _words(
             """like love enjoy adore favorite favourite fav fave fan into obsess obsessed addict
             addicted hooked crazy mad fond passion passionate dig appreciate keen enough tired
@@ -208,7 +208,8 @@ CUES: Mapping[str, frozenset[str]] = MappingProxyType(
         | _words("try save train learn someday eventually will gonna going bucket determined sign interest"),
         "relationship_to": PERSON_NOUNS | _words("married marry date dating engaged wed"),
         "corrected": _words(
-            "actually correction correct wrong mistake meant mean instead rather fix typo scratch earlier"
+            """actually correction correct wrong mistake meant mean instead rather fix typo scratch
+            earlier sorry oops whoops"""
         ),
     }
 )
@@ -232,6 +233,16 @@ PERSON_OBJECTS = frozenset({"knows", "relationship_to"})
 # Predicates that name what the words do ("a correction"): only a word of theirs says it, so an
 # evidence span without one does not stand for it.
 SPEECH_ACTS = frozenset({"corrected"})
+# Predicates whose object is the date of an event: the predicate's word must say it of that
+# date, in its clause with no other subject between ("born in 1972 and we moved on 3 April").
+DATED = frozenset({"born_on", "died_on"})
+# Said right after a year or a feast, these say a birth: "a 1991 baby", "leap-year baby".
+BIRTH_NOUNS = _words("baby kid")
+# Verbs giving the value a correction replaces: "I said Leeds but meant Bradford".
+SAYING = _words("say write tell type put")
+# Words after a value that go on to replace it: "at 3, sorry, 4", "Dublin - no, Galway".
+REPLACING = _words("sorry no i mean meant actually")
+
 # Predicates whose claims are about wishes and plans: a hedge is what they state.
 WISHFUL = frozenset({"has_goal"})
 # Company-name endings a person rarely says: "Acme Corp" is found as "Acme".

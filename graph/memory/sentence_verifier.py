@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from graph.memory import senses, stance, timing
 from graph.memory.cues import find_cue
-from graph.memory.dates import DateParts, date_parts, find_date_mentions
+from graph.memory.dates import DateParts, ambiguous_date, date_parts, find_date_mentions
 from graph.memory.models import Verdict
 from graph.memory.predicates import PREDICATE_RULES
 from graph.memory.sentences import Fragment, find_span, lemmas_of, parts_of_speech, read_fragment
@@ -198,6 +198,16 @@ def _vouched(mention: tuple[int, int], span: range | None) -> bool:
 
 def _whose_problem(fragment: Fragment, focus: Focus, claim: _Claim) -> tuple[str | None, int | None]:
     """What is wrong with who the words are about, if anything, and where their subject is."""
+    if claim.predicate in senses.SPEECH_ACTS and claim.about_speaker:
+        # Who corrects is who says the correcting word ("Correction: Mara's surname is...",
+        # "My sister corrected me"), not whom the corrected words are about; a correcting
+        # word after the value ("Galway, sorry") is the speaker's own.
+        words = fragment.words
+        sentence = fragment.sentence_range(focus.first)
+        said = next((p for p in sentence if not words[p].lemmas.isdisjoint(claim.cues)), None)
+        if said is None or said >= focus.first:
+            return None, None
+        focus = Focus(said, said, None)
     whose, who, subject_at = stance.find_subject(
         fragment, focus, claim.subject_terms, claim.predicate in senses.PERSON_OBJECTS
     )
@@ -248,6 +258,13 @@ def _read_stance(
     timed = _time_reading(claim, found_time, time_phrase)
     if timed is not None:
         return _Settled(timed[0], f"{found_at}, but {timed[1]}", 5)
+    old = timing.replaced(fragment, focus) if claim.predicate in senses.SPEECH_ACTS else None
+    if old is not None:
+        return _Settled(
+            Reading.UNSETTLED,
+            f"{found_at}, but '{old}' marks it as the value being corrected: send the new value",
+            6,
+        )
     taken = timing.taken_back(fragment, focus)
     if taken is not None:
         return _Settled(
@@ -296,6 +313,12 @@ def _read(claim: _Claim, text: str, number: int) -> FragmentReading:
 
 
 def _object_missing(claim: _Claim, fragment: Fragment, where: str) -> str:
+    unsettled = ambiguous_date(fragment, claim.date) if claim.date is not None else None
+    if unsettled is not None:
+        return (
+            f"'{unsettled}' in {where} reads as one day written day first and another written "
+            "month first: send the date in words, or words that settle the order"
+        )
     present = frozenset(lemma for word in fragment.words for lemma in word.lemmas)
     missing = [sorted(term)[0] for term in claim.object_terms if present.isdisjoint(term)]
     value = label(claim.statement.object)

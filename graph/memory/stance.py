@@ -189,7 +189,11 @@ def _subject_at(
 ) -> tuple[Whose, int] | None:
     """The subject a word makes, if it makes one, and where its phrase starts."""
     word = words[position]
+    owner = words[position - 1] if position > 0 else None
     if subject_terms and word.base in subject_terms:
+        if owner is not None and owner.full.endswith("'s") and owner.base not in subject_terms:
+            # "My friend's mum": someone else's relation, not the claim's subject.
+            return Whose.OTHER, position - 1
         return Whose.SUBJECT, position
     if word.base in senses.SPEAKER_SUBJECTS:
         return Whose.SPEAKER, position
@@ -214,7 +218,6 @@ def _subject_at(
     ):
         # "Someone called Tom": the words that introduce the object, not who acts.
         return None
-    owner = words[position - 1] if position > 0 else None
     start = position - 1 if owner is not None and owner.base in senses.SPEAKER_POSSESSIVES else position
     return Whose.OTHER, start
 

@@ -26,9 +26,10 @@ def _ending(words: Sequence[Word], position: int, focus: Focus, predicate: str) 
     before the object only with no other verb or a preposition of what comes next between
     ("left Acme to join Brightline", "ditched Spotify for Apple Music" end Acme and Spotify)."""
     word = words[position]
-    if predicate not in senses.ENDING_PREDICATES or not word.is_(*senses.ENDING_VERBS):
+    given_up = word.is_("give") and next_is(words, position, "up")
+    if predicate not in senses.ENDING_PREDICATES or not (given_up or word.is_(*senses.ENDING_VERBS)):
         return None
-    between = words[position + 1 : focus.first]
+    between = words[position + 1 + given_up : focus.first]
     # A gerund goes on saying what ended: "stopped using Facebook".
     if any(
         w.base in senses.NEXT_AFTER_ENDING or (w.verb and not w.noun and not w.full.endswith("ing"))
@@ -134,3 +135,22 @@ def _takes_back(words: Sequence[Word], position: int, said: frozenset[str]) -> b
     return word.full in senses.PAST_AUXILIARIES or (
         not said.isdisjoint(word.lemmas) and has_form(word, "VBD")
     )
+
+
+def replaced(fragment: Fragment, focus: Focus) -> str | None:
+    """Words marking the object as the value a correction replaces, not the correction: said
+    in a clause of the speaker's earlier words ("I said Tuesday", "Earlier I told you she lives
+    in Bristol"), or right before a word that replaces it ("at 3, sorry, 4")."""
+    words = fragment.words
+    for position in fragment.clause_range(focus.first):
+        if position >= focus.first:
+            break
+        opens = position == 0 or words[position - 1].sentence != words[position].sentence
+        by_speaker = opens or words[position - 1].base in senses.SPEAKER_SUBJECTS
+        if words[position].is_(*senses.SAYING) and by_speaker:
+            return words[position].written
+    after = focus.last + 1
+    sentence = fragment.sentence_range(focus.last)
+    if after + 1 < sentence.stop and words[after].base in senses.REPLACING:
+        return words[after].written
+    return None

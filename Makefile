@@ -19,15 +19,22 @@ MCPB_CLI := $(MCPB_DIR)/node_modules/@anthropic-ai/mcpb/dist/cli/cli.js
 MCPB := $(NODE22) $(MCPB_CLI)
 BUNDLE_STAGE := build/mcpb
 LOCOMO ?= ../shared/data/locomo-dev
+# The pinned dependencies (with extras dev and speed) for Linux x86-64 and Python 3.11, written by
+# `make lock` with the uv the dev extra installs; LOCK_ARGS passes it more, e.g. --upgrade-package mcp.
+LOCK := requirements.lock
+LOCK_ARGS ?=
 # Test processes at once (pytest-xdist); each loads the model and opens its own connections.
 TEST_WORKERS ?= 2
 
-.PHONY: setup run test lint bench bench-quick bench-locomo bench-dreams bench-claims inspector mcpb bundle browser clean
+.PHONY: setup lock run test lint bench bench-quick bench-locomo bench-dreams bench-claims inspector mcpb bundle browser clean
 
-$(STAMP): pyproject.toml
+# Every dependency at the version and hashes requirements.lock pins, then Reverie itself without
+# dependencies, so a checkout installs the same versions today and next month.
+$(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,speed]'
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -74,6 +81,12 @@ test: setup inspector mcpb browser
 	REVERIE_INSPECTOR=$(INSPECTOR_DIR)/node_modules/.bin/mcp-inspector REVERIE_MCPB="$(MCPB)" \
 	  $(BIN)/python -m pytest -n $(TEST_WORKERS) -m "not crowd" --durations=15
 	$(BIN)/python -m pytest -m crowd --durations=5
+
+# Pins kept where the ranges in pyproject.toml still allow them (uv reads the lock it rewrites).
+lock: $(STAMP)
+	$(BIN)/uv pip compile pyproject.toml --quiet --extra dev --extra speed --generate-hashes \
+	  --python-version 3.11 --python-platform x86_64-unknown-linux-gnu \
+	  --custom-compile-command "make lock" -o $(LOCK) $(LOCK_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

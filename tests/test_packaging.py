@@ -27,6 +27,7 @@ from server.settings import ReverieSettings
 REPOSITORY = Path(__file__).resolve().parent.parent
 MANIFEST = REPOSITORY / "packaging" / "mcpb" / "manifest.json"
 SERVER_JSON = REPOSITORY / "server.json"
+CHANGELOG = REPOSITORY / "CHANGELOG.md"
 PROJECT = tomllib.loads((REPOSITORY / "pyproject.toml").read_text())["project"]
 SECRETS = {"NEO4J_PASSWORD"}
 # The official registry's rules for these fields (its server.json schema, 2025-12-11).
@@ -78,6 +79,14 @@ def test_the_bundle_and_the_registry_entry_carry_the_package_s_name_and_version(
     assert manifest["name"] == package["identifier"] == PROJECT["name"]
     assert manifest["version"] == entry["version"] == package["version"] == PROJECT["version"]
     assert manifest["compatibility"]["runtimes"]["python"] == PROJECT["requires-python"]
+
+
+@pytest.mark.unit
+def test_the_server_reports_the_version_in_pyproject_toml_and_the_changelog(tmp_path: Path) -> None:
+    server = build_server(ReverieSettings(reverie_home=tmp_path, reverie_embedding_model="off"))
+    # serverInfo.version is the installed package's: an older one means this checkout is not installed.
+    assert server.version == PROJECT["version"], "the installed package is stale: run make setup"
+    assert f"## [{PROJECT['version']}] - " in CHANGELOG.read_text(), "CHANGELOG.md has no entry for it"
 
 
 @pytest.mark.unit

@@ -106,8 +106,9 @@ them later.
 
 1. Call list_dream_candidates(limit={limit}). Each candidate holds two memories (id, kind, text, \
 dates), what they share (shared_terms, why) and Reverie's scores.
-2. Judge each one yourself: would the person care to be asked about this link? Small talk, one \
-thing said twice, or a coincidence of words is empty.
+2. Judge each one yourself: would the person care to be asked about this link? Small talk or a \
+coincidence of words is empty. One thing said twice is no link, but not empty either: Reverie \
+proposes it itself as a duplicate, so leave it alone.
 3. For each good one call write_dream({pair}, hypothesis="<one sentence the person can answer \
 yes or no>", why="<the evidence, one line>", what_if="<what would follow if it is true>", \
 possible_outcome="<what you could do with it>"). When there is something the person could \

@@ -137,15 +137,14 @@ async def _reflect(tx: ProfileTx) -> dict[str, int]:
 
 def evaluate_dream(dream: OpenDream) -> tuple[DreamStatus, str | None]:
     """What re-evaluation makes of one open dream: stale (with the reason) once any source is no
-    longer active or gone, else a proposed dream is reinforced and a reinforced one stays."""
+    longer active or gone, else it stays as it is. Only the person reinforces a dream: a night that
+    merely found its sources intact has learnt nothing to reinforce it with."""
     gone = [f"{source_id} is {status}" for source_id, status in dream.sources if status != "active"]
     missing = dream.source_count - len(dream.sources)
     if missing > 0:
         gone.append(f"{missing} source(s) deleted")
     if gone:
         return DreamStatus.STALE, "sources no longer active: " + "; ".join(gone)
-    if dream.status is DreamStatus.PROPOSED:
-        return DreamStatus.REINFORCED, None
     return dream.status, None
 
 
@@ -156,13 +155,12 @@ async def _reevaluate_batch(
         OpenDream.from_row(row)
         for row in await tx.run(q.OPEN_DREAMS_BATCH, after=after, batch=REEVALUATE_BATCH)
     ]
-    counts = {"evaluated": len(dreams), "went_stale": 0, "reinforced": 0}
+    counts = {"evaluated": len(dreams), "went_stale": 0}
     updates = []
     for dream in dreams:
         status, reason = evaluate_dream(dream)
         assert status in TRANSITIONS[dream.status] or status is dream.status
         counts["went_stale"] += status is DreamStatus.STALE
-        counts["reinforced"] += status is DreamStatus.REINFORCED and dream.status is not status
         updates.append({"id": dream.id, "status": status.value, "reason": reason})
     if apply and updates:
         await tx.run(q.APPLY_EVALUATIONS, updates=updates, now=now)
@@ -172,7 +170,7 @@ async def _reevaluate_batch(
 async def _reevaluate(graph: ProfileGraph, now: datetime, apply: bool) -> dict[str, int]:
     """Bounded batches, each its own transaction, so a large backlog never holds one huge one.
     Confirmed dreams whose confirmation became memory since are promoted (`became_memory`)."""
-    totals = {"evaluated": 0, "went_stale": 0, "reinforced": 0}
+    totals = {"evaluated": 0, "went_stale": 0}
     after = ""
     while True:
         run_in = graph.write if apply else graph.read

@@ -44,9 +44,9 @@ def dream(status: DreamStatus, *sources: tuple[str, str], count: int = 2) -> Ope
     return OpenDream("d1", status, count, sources)
 
 
-def test_a_proposed_dream_with_intact_sources_is_reinforced_and_a_reinforced_one_stays() -> None:
+def test_a_dream_with_intact_sources_stays_as_it_is_since_only_the_person_reinforces() -> None:
     intact = (("a", "active"), ("b", "active"))
-    assert evaluate_dream(dream(DreamStatus.PROPOSED, *intact)) == (DreamStatus.REINFORCED, None)
+    assert evaluate_dream(dream(DreamStatus.PROPOSED, *intact)) == (DreamStatus.PROPOSED, None)
     assert evaluate_dream(dream(DreamStatus.REINFORCED, *intact)) == (DreamStatus.REINFORCED, None)
 
 

@@ -32,8 +32,9 @@ async def test_runs_are_listed_newest_first_with_what_became_of_their_dreams(
     assert [entry["run"]["run_id"] for entry in rest["runs"]] == [first["run_id"]]
     assert rest["next_cursor"] is None
     oldest = rest["runs"][0]
-    # The later cycles' re-evaluation reinforced the dream the person did not reject.
-    assert oldest["dreams"] == {"reinforced": 1, "rejected": 1}
+    # The later cycles' re-evaluation left the dream the person did not answer as it was: only the
+    # person reinforces (issue 44).
+    assert oldest["dreams"] == {"proposed": 1, "rejected": 1}
     stored = oldest["run"]
     took = datetime.fromisoformat(stored["completed_at"]) - datetime.fromisoformat(stored["started_at"])
     assert oldest["duration_s"] == round(took.total_seconds(), 3)

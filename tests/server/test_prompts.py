@@ -38,7 +38,8 @@ async def test_the_prompts_are_listed_with_their_arguments(client: Client) -> No
     [
         ("review_dreams", None, ['list_dreams(status="proposed", limit=5)', "resolve_dream_feedback("]),
         ("review_dreams", {"status": "stale", "count": "3"}, ['list_dreams(status="stale", limit=3)']),
-        ("dream_now", None, ["list_dream_candidates(limit=5)", 'verdict="empty"', "statement="]),
+        # One rule with the finder's: a thing said twice is a duplicate, not an empty pair (issue 44).
+        ("dream_now", None, ["list_dream_candidates(limit=5)", 'verdict="empty"', "statement=", "duplicate"]),
         ("dream_now", {"count": "12"}, ["list_dream_candidates(limit=12)"]),
     ],
 )

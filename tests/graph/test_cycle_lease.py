@@ -48,6 +48,7 @@ async def test_a_cancelled_cycle_is_closed_as_interrupted_and_frees_the_profile(
     assert again.status == "completed"
 
 
+@pytest.mark.unit
 def test_a_running_run_counts_as_abandoned_only_once_its_lease_has_lapsed() -> None:
     lease = DEFAULT_LEASE.from_moment(T0)
     assert not lapsed("running", lease, T0 + timedelta(seconds=59))

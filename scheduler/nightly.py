@@ -30,6 +30,7 @@ from graph.directory import list_profiles
 from graph.dreams.config import DreamingConfig, with_overrides
 from graph.dreams.cycle import DEFAULT_GENERATOR, FINISH_WRITE_S, CycleRequest, run_cycle
 from graph.dreams.generator import DreamGenerator
+from graph.dreams.lease import DEFAULT_LEASE, CycleLease
 from graph.embedding.keeper import VectorKeeper
 from graph.errors import AlreadyDreamedError, CycleAlreadyRunningError, ReverieError
 from scheduler.timing import due_at
@@ -64,6 +65,7 @@ class NightlyScheduler:
         vectors: VectorKeeper | None = None,
         generator: DreamGenerator = DEFAULT_GENERATOR,
         profiles: Callable[[], Collection[str]] | None = None,
+        lease: CycleLease = DEFAULT_LEASE,
     ) -> None:
         """`profiles` names, at each tick, the profiles this scheduler dreams for: a server's own,
         so that another profile in the same database never runs on this server's settings and
@@ -74,6 +76,7 @@ class NightlyScheduler:
         # No client is connected at night: the endpoint's model or the deterministic writer.
         self._generator = generator
         self._defaults = defaults
+        self._lease = lease
         self._limiter = anyio.CapacityLimiter(concurrency)
         self._clock = clock
         self._scheduler: AsyncIOScheduler | None = None
@@ -121,6 +124,7 @@ class NightlyScheduler:
                 generator=self._generator,
                 now=now,
                 vectors=self._vectors,
+                lease=self._lease,
             )
         except AlreadyDreamedError:
             return TickResult(profile_id, "already_ran")

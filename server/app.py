@@ -295,6 +295,7 @@ def nightly_scheduler(
         vectors=vectors,
         generator=unattended_generator(settings, endpoint),
         profiles=profiles,
+        lease=settings.cycle_lease(),
     )
 
 

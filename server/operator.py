@@ -97,7 +97,10 @@ async def run(
         endpoint_of(settings) as endpoint,
     ):
         generator = unattended_generator(settings, endpoint)
-        return await run_cycle(graph, settings.dreaming_defaults(), request, generator, vectors=vectors)
+        defaults = settings.dreaming_defaults()
+        return await run_cycle(
+            graph, defaults, request, generator, vectors=vectors, lease=settings.cycle_lease()
+        )
 
 
 @dream.command()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Annotated
 from urllib.parse import parse_qs, urlsplit
@@ -15,6 +16,7 @@ from graph.access import DEFAULT_CALL_TIMEOUT_S, PROFILE_ID_RULE, validate_profi
 from graph.clock import known_zone
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig
 from graph.dreams.host_model import HostModelLimits
+from graph.dreams.lease import CycleLease
 from graph.embedding.catalog import DEFAULT_MODEL, MODELS, SEMANTIC_OFF
 from graph.errors import InvalidInputError, shown_uri, validation_problems
 from graph.localdb.config import default_home
@@ -89,6 +91,12 @@ class ReverieSettings(BaseSettings):
     )
     dreaming_host_model_timeout: float = Field(
         default=30.0, gt=0, le=600, description="Seconds to wait for one answer of the host's model"
+    )
+    reverie_cycle_lease_seconds: int = Field(
+        default=60,
+        ge=5,
+        le=3600,
+        description="Seconds a cycle's hold on its profile outlives its last renewal (renewed 4 per lease)",
     )
 
     # A model of the person's choosing: an OpenAI-compatible chat-completions endpoint.
@@ -179,6 +187,9 @@ class ReverieSettings(BaseSettings):
         return HostModelLimits(
             max_requests=self.dreaming_host_model_requests, timeout_seconds=self.dreaming_host_model_timeout
         )
+
+    def cycle_lease(self) -> CycleLease:
+        return CycleLease(timedelta(seconds=self.reverie_cycle_lease_seconds))
 
     def endpoint_config(self) -> EndpointConfig | None:
         """The configured model endpoint, None when REVERIE_MODEL_URL is unset."""

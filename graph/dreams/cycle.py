@@ -3,8 +3,8 @@
 A cycle first takes the profile's lock in Neo4j (a short lease its heartbeat renews, see
 `lease.py`) and writes its DreamRun as running; each phase then commits on its own, and the run
 is completed, marked error with the failing phase, or interrupted when cancelled. That last
-write is shielded from cancellation; a crash leaves a running run whose lease lapses within a
-minute, which the next cycle marks interrupted.
+write is shielded from cancellation; a crash leaves a running run whose lease lapses within one
+lease length (a minute unless configured), which the next cycle marks interrupted.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from graph.dreams import queries as q
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig, effective_config
 from graph.dreams.confirmations import promote_taken
 from graph.dreams.generator import DreamGenerator, LinkGenerator, Proposal
-from graph.dreams.lease import ABANDONED, LEASE, keep_lease
+from graph.dreams.lease import ABANDONED, DEFAULT_LEASE, CycleLease, keep_lease
 from graph.dreams.lifecycle import TRANSITIONS
 from graph.dreams.models import DreamDraft, DreamRun, DreamStatus, Phase, PhaseReport, RunStatus, Trigger
 from graph.dreams.night import find_all, propose_night
@@ -73,6 +73,7 @@ class CyclePlan:
     max_outputs: int
     run_date: str
     started_at: datetime
+    lease: CycleLease = DEFAULT_LEASE
 
 
 def plan_cycle(request: CycleRequest, config: DreamingConfig, now: datetime) -> CyclePlan:
@@ -105,7 +106,7 @@ async def _claim_lock(tx: ProfileTx, plan: CyclePlan, request: CycleRequest) -> 
         trigger=request.trigger,
         run_date=plan.run_date,
         now=plan.started_at,
-        lease=plan.started_at + LEASE,
+        lease=plan.lease.from_moment(plan.started_at),
         late=request.late,
         scheduled_date=request.scheduled_date,
     )
@@ -295,7 +296,7 @@ class _Runner:
         if self.dry:
             return
         phases = json.dumps([report.model_dump() for report in self.reports])
-        lease = utcnow() + LEASE
+        lease = self.plan.lease.from_moment(utcnow())
         await self.graph.write(
             ProfileTx.run, q.SAVE_RUN_PROGRESS, id=self.plan.run_id, phases=phases, lease=lease
         )
@@ -309,16 +310,18 @@ async def run_cycle(
     progress: ProgressFn | None = None,
     now: datetime | None = None,
     vectors: VectorKeeper | None = None,
+    lease: CycleLease = DEFAULT_LEASE,
 ) -> DreamRun:
     """One cycle; with `vectors` (the running model), dreams link memories by meaning and get
-    meaning vectors of their own like every memory."""
+    meaning vectors of their own like every memory. `lease` is how long its hold on the profile
+    outlives its last renewal."""
     started = now or utcnow()
     # A cycle is work no host waits on: its transactions let interactive ones go first.
     graph = graph.in_background()
     config = await graph.read(effective_config, defaults)
     plan = plan_cycle(request, config, started)
     if not request.dry_run:
-        plan = replace(plan, run_id=str(uuid.uuid4()))
+        plan = replace(plan, run_id=str(uuid.uuid4()), lease=lease)
         await _claim(graph, plan, request)
     runner = _Runner(graph, plan, generator, progress, vectors)
     status: RunStatus = "interrupted"
@@ -352,7 +355,7 @@ async def _run_holding_lease(graph: ProfileGraph, plan: CyclePlan, runner: _Runn
     failure: Exception | None = None
     error: str | None = None
     async with anyio.create_task_group() as group:
-        group.start_soon(keep_lease, graph, plan.run_id)
+        group.start_soon(keep_lease, graph, plan.run_id, plan.lease)
         try:
             async with graph.cycle_turn():
                 error = await runner.run_all()

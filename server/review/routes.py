@@ -354,6 +354,7 @@ class ReviewPage:
                 generator=unattended_generator(app.settings, app.endpoint),
                 progress=progress,
                 vectors=app.vectors,
+                lease=app.settings.cycle_lease(),
             )
 
         self.cycles.start(session.profile, cycle)

@@ -116,7 +116,10 @@ async def run_dreaming_cycle(
         max_outputs=max_outputs,
         dry_run=dry_run,
     )
-    cycle = partial(run_cycle, graph, app.settings.dreaming_defaults(), vectors=app.vectors)
+    settings = app.settings
+    cycle = partial(
+        run_cycle, graph, settings.dreaming_defaults(), vectors=app.vectors, lease=settings.cycle_lease()
+    )
     fallback = unattended_generator(app.settings, app.endpoint)
     generator = await dream_generator(ctx, app.settings.host_model_limits(), request, cycle, fallback)
     if isinstance(generator, InputRequiredResult):

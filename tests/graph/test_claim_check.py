@@ -23,7 +23,7 @@ from tests.scripted_endpoint import (
     scripted_endpoint,
 )
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.unit]
 LIKES_JAZZ = ClaimStatement(subject="user", predicate="likes", object="jazz")
 HEDGED = "I don't think I like jazz, to be honest."
 LEXICAL = LexicalVerifier()

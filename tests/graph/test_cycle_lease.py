@@ -13,7 +13,7 @@ from graph.access import GraphStore, ProfileGraph
 from graph.dreams import review
 from graph.dreams.config import DreamingConfig
 from graph.dreams.cycle import STOPPED, CycleRequest, run_cycle
-from graph.dreams.lease import ABANDONED, LEASE, lapsed
+from graph.dreams.lease import ABANDONED, DEFAULT_LEASE, lapsed
 from graph.dreams.records import StoredRun
 from graph.dreams.runs import run_as_of
 from graph.embedding.keeper import VectorKeeper
@@ -48,10 +48,11 @@ async def test_a_cancelled_cycle_is_closed_as_interrupted_and_frees_the_profile(
     assert again.status == "completed"
 
 
+@pytest.mark.unit
 def test_a_running_run_counts_as_abandoned_only_once_its_lease_has_lapsed() -> None:
-    lease = T0 + LEASE
+    lease = DEFAULT_LEASE.from_moment(T0)
     assert not lapsed("running", lease, T0 + timedelta(seconds=59))
-    assert lapsed("running", lease, T0 + LEASE + timedelta(seconds=1))
+    assert lapsed("running", lease, lease + timedelta(seconds=1))
     assert not lapsed("completed", lease, T0 + timedelta(hours=1))
     stored = StoredRun(
         id="r1", trigger="manual", run_date="2026-01-01", status="running", started_at=T0,

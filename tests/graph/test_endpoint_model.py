@@ -24,7 +24,7 @@ from tests.scripted_endpoint import (
     scripted_endpoint,
 )
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.unit]
 TIMEOUT = 0.5
 CONFIGURED = "configured-model"
 

@@ -21,6 +21,8 @@ from graph.localdb.config import MAIN_CLASS, jvm_command, render_config
 from graph.localdb.java import JavaRuntime, find_java
 from graph.localdb.processes import is_neo4j_process
 
+pytestmark = pytest.mark.unit
+
 
 def _write_script(path: Path, body: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)

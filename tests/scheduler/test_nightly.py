@@ -209,6 +209,7 @@ async def test_a_scheduler_never_dreams_for_a_profile_it_does_not_serve(
     assert (await recent_runs(other_graph)).runs == []
 
 
+@pytest.mark.unit
 async def test_a_tick_with_neo4j_down_logs_one_line_and_the_scheduler_lives_on(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

@@ -68,6 +68,7 @@ async def test_with_the_semantic_lane_off_recall_is_lexical_and_status_says_so(
     )
 
 
+@pytest.mark.unit
 def test_an_unknown_model_name_stops_the_start_naming_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REVERIE_EMBEDDING_MODEL", "word2vec")
 
@@ -87,6 +88,7 @@ def broken_model_home(home: Path) -> Path:
     return folder
 
 
+@pytest.mark.unit
 def test_a_model_that_cannot_load_is_a_clear_error_naming_the_fix(tmp_path: Path) -> None:
     folder = broken_model_home(tmp_path)
 

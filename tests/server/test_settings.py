@@ -1,14 +1,17 @@
-"""The machine's time zone, the default when no zone is set for dreaming."""
+"""The machine's time zone, the default when no zone is set for dreaming; the cycle lease's length."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+from datetime import timedelta
 
 import pytest
 
 from graph.clock import known_zone
+from graph.dreams.lease import DEFAULT_LEASE
+from server.settings import SettingsError, load_settings
 
 pytestmark = pytest.mark.unit
 
@@ -37,3 +40,23 @@ def test_a_tz_that_names_no_zone_falls_back_to_the_machines_files() -> None:
     from_files = _zone_under("")
     assert _zone_under("Not/A_Zone") == from_files
     assert known_zone(from_files) == from_files  # an IANA name, never "Local"
+
+
+def test_the_cycle_lease_is_a_minute_unless_set_and_renewed_four_times_per_length(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("REVERIE_CYCLE_LEASE_SECONDS", raising=False)
+    assert load_settings().cycle_lease() == DEFAULT_LEASE
+    assert DEFAULT_LEASE.length == timedelta(seconds=60)
+    monkeypatch.setenv("REVERIE_CYCLE_LEASE_SECONDS", "8")
+    lease = load_settings().cycle_lease()
+    assert (lease.length, lease.heartbeat) == (timedelta(seconds=8), timedelta(seconds=2))
+
+
+@pytest.mark.parametrize("seconds", ["4", "3601", "a minute"])
+def test_a_cycle_lease_out_of_bounds_is_refused_by_name(
+    monkeypatch: pytest.MonkeyPatch, seconds: str
+) -> None:
+    monkeypatch.setenv("REVERIE_CYCLE_LEASE_SECONDS", seconds)
+    with pytest.raises(SettingsError, match="REVERIE_CYCLE_LEASE_SECONDS"):
+        load_settings()

@@ -1,5 +1,6 @@
-"""A process killed mid-cycle does not hold its profile: its lease lapses within about a minute,
-dreaming_status tells the truth meanwhile, and an operator can release the lock at once."""
+"""A process killed mid-cycle does not hold its profile: its lease lapses within one lease length
+(REVERIE_CYCLE_LEASE_SECONDS, short here so the test does not wait out a minute), dreaming_status
+tells the truth meanwhile, and an operator can release the lock at once."""
 
 from __future__ import annotations
 
@@ -10,24 +11,29 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from typing import Any
 
 import anyio
 import pytest
 from mcp import Client
 
-from graph.dreams.lease import ABANDONED, HEARTBEAT, LEASE, RELEASED
+from graph.dreams.lease import ABANDONED, RELEASED, CycleLease
 from tests.server.conftest import CallTool, error_text, reverie
 from tests.server.support import MEMORIES
 
 pytestmark = pytest.mark.anyio
 
-# A dreaming process that stops after its first phase and waits there, to be killed.
+SHORT_LEASE = CycleLease(timedelta(seconds=6))
+
+# A dreaming process that stops after its first phase and waits there, to be killed. It takes
+# its lease from the settings, as a server does.
 HOLDER = """
 import os, anyio
 from graph.access import ConnectionSettings, GraphStore
 from graph.dreams.config import DreamingConfig
 from graph.dreams.cycle import CycleRequest, run_cycle
+from server.settings import load_settings
 
 async def hang(done, total, message):
     print("holding", flush=True)
@@ -38,7 +44,8 @@ async def main():
     settings = ConnectionSettings(env["NEO4J_URI"], env["NEO4J_USERNAME"], env["NEO4J_PASSWORD"])
     store = GraphStore.connect(settings)
     graph = store.profile(env["REVERIE_PROFILE"])
-    await run_cycle(graph, DreamingConfig(), CycleRequest(), progress=hang)
+    lease = load_settings().cycle_lease()
+    await run_cycle(graph, DreamingConfig(), CycleRequest(), progress=hang, lease=lease)
 
 anyio.run(main)
 """
@@ -76,11 +83,12 @@ async def latest(call: CallTool) -> dict[str, Any]:
     return run
 
 
-async def test_a_killed_cycle_frees_its_profile_within_a_minute(
+async def test_a_killed_cycle_frees_its_profile_once_its_lease_lapses(
     call: CallTool, client: Client, server_env: dict[str, str]
 ) -> None:
     await remembered(call)
-    with killed_holder(server_env):
+    short = str(int(SHORT_LEASE.length.total_seconds()))
+    with killed_holder(server_env | {"REVERIE_CYCLE_LEASE_SECONDS": short}):
         held = await latest(call)
         assert held["status"] == "running" and held["lease_expires_at"]
         refused = await client.call_tool("run_dreaming_cycle", {"max_outputs": 3})
@@ -88,7 +96,7 @@ async def test_a_killed_cycle_frees_its_profile_within_a_minute(
 
         # The dead process renews nothing: within one lease (plus a heartbeat of slack) the
         # status says so, and a new cycle runs.
-        deadline = time.monotonic() + (LEASE + HEARTBEAT).total_seconds() + 10
+        deadline = time.monotonic() + (SHORT_LEASE.length + SHORT_LEASE.heartbeat).total_seconds() + 10
         while (await latest(call))["status"] == "running":
             assert time.monotonic() < deadline, "the dead holder's lease never lapsed"
             await anyio.sleep(2)

@@ -74,6 +74,7 @@ async def test_a_token_added_to_the_file_works_at_once_and_a_revoked_one_is_refu
     assert "added late (" in logged and "revoked rw (" in logged
 
 
+@pytest.mark.unit
 def test_a_broken_token_file_keeps_the_last_good_tokens_and_says_so(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -51,6 +51,16 @@ class ToolTally:
     def latency(self) -> Latency:
         return Latency.of(self.latencies)
 
+    def record(self, error: str | None, started: float, load_started: float) -> None:
+        """One call that began at `started` (perf_counter): its time, or why it was refused."""
+        if error is None:
+            self.latencies.append(time.perf_counter() - started)
+            self.began_at.append(started - load_started)
+        elif _BUSY in error:
+            self.busy += 1
+        else:
+            self.errors.append(error)
+
 
 @dataclass
 class RssSamples:
@@ -128,15 +138,7 @@ async def _host(run: _Run, call: Call, profile: str, rng: random.Random) -> None
         tool = rng.choices(tools, weights)[0]
         arguments = _arguments(tool, profile, run.plan, rng)
         started = time.perf_counter()
-        error = await call(tool, arguments)
-        tally = run.tallies[tool]
-        if error is None:
-            tally.latencies.append(time.perf_counter() - started)
-            tally.began_at.append(started - run.started)
-        elif _BUSY in error:
-            tally.busy += 1
-        else:
-            tally.errors.append(error)
+        run.tallies[tool].record(await call(tool, arguments), started, run.started)
 
 
 async def _client(run: _Run, server: RunningServer, token: str, profile: str, number: int) -> None:
@@ -157,14 +159,7 @@ async def _opening(run: _Run, server: RunningServer, token: str) -> None:
     ):
         started = time.perf_counter()
         error = await _caller(client)("run_dreaming_cycle", {"max_outputs": CYCLE_OUTPUTS})
-        tally = run.tallies[OPENING_CYCLE]
-        if error is None:
-            tally.latencies.append(time.perf_counter() - started)
-            tally.began_at.append(started - run.started)
-        elif _BUSY in error:
-            tally.busy += 1
-        else:
-            tally.errors.append(error)
+        run.tallies[OPENING_CYCLE].record(error, started, run.started)
 
 
 async def mixed_load(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Concatenate, Final, NoReturn, ParamSpec, TypeVar
 
@@ -268,21 +268,15 @@ class ProfileGraph:
         """A store session counted as interactive, or, for background work, opened once no
         interactive one runs (at most the priority's patience later); either way within the
         process's transactions in flight (`graph.admission`), its deadline starting once let in."""
-        priority, store = self._store.priority, self._store
+        priority = self._store.priority
         if self._background:
             await priority.background_turn()
+        with nullcontext() if self._background else priority.interactive():
             async with (
-                priority.admission.slot(background=True),
-                store.session(access_mode, timeout_factor) as session,
+                priority.admission.slot(self._background),
+                self._store.session(access_mode, timeout_factor) as session,
             ):
                 yield session
-        else:
-            with priority.interactive():
-                async with (
-                    priority.admission.slot(background=False),
-                    store.session(access_mode, timeout_factor) as session,
-                ):
-                    yield session
 
     def _bind(
         self, work: Callable[Concatenate[ProfileTx, P], Awaitable[T]]

@@ -16,7 +16,6 @@ A cycle is background work: its answer can wait, a recall cannot. So:
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Final
@@ -60,9 +59,9 @@ class Priority:
             if self._interactive == 0:
                 _wake(self._awaiting_quiet)
 
-    async def background_turn(self) -> float:
-        """Wait until no interactive transaction runs, at most `patience_s`; the seconds waited."""
-        return await _wait_until(lambda: self._interactive == 0, self._awaiting_quiet, self.patience_s)
+    async def background_turn(self) -> None:
+        """Wait until no interactive transaction runs, at most `patience_s`."""
+        await _wait_until(lambda: self._interactive == 0, self._awaiting_quiet, self.patience_s)
 
     @asynccontextmanager
     async def cycle_turn(self) -> AsyncIterator[None]:
@@ -82,9 +81,8 @@ def _wake(waiting: set[anyio.Event]) -> None:
         event.set()
 
 
-async def _wait_until(ready: Callable[[], bool], waiting: set[anyio.Event], patience_s: float) -> float:
+async def _wait_until(ready: Callable[[], bool], waiting: set[anyio.Event], patience_s: float) -> None:
     """Wait until `ready()`, woken by whoever may have made it so, or until `patience_s` passed."""
-    began = time.monotonic()
     with anyio.move_on_after(patience_s):
         while not ready():
             woken = anyio.Event()
@@ -93,4 +91,3 @@ async def _wait_until(ready: Callable[[], bool], waiting: set[anyio.Event], pati
                 await woken.wait()
             finally:
                 waiting.discard(woken)
-    return time.monotonic() - began

@@ -5,7 +5,7 @@ confirming words support becomes a fact; then it is `promoted` (`graph/dreams/li
 The promotion itself decides first. A claim that passes later, because the host remembered the
 confirmed statement with `supported_by` naming the confirmation, because another memory said it
 again, or because the person answered the question it opened, moves its dream too:
-`settle_confirmed` runs after each memory write that made a fact (the tools call it), and the
+`settle_confirmed` runs after each memory write that made a fact (`memory_writes` calls it), and the
 cycle's re_evaluate phase catches any left behind (`promote_taken`).
 
 `confirmation_in` reads it all back for get_dream and the page: each claim with the fact it

@@ -21,15 +21,13 @@ from starlette.templating import Jinja2Templates
 
 from graph.access import ProfileGraph
 from graph.clock import utcnow
-from graph.dreams import review
-from graph.dreams.confirmations import settle_confirmed
+from graph.dreams import memory_writes, review
 from graph.dreams.cycle import CycleRequest, ProgressFn, run_cycle
 from graph.dreams.models import MAX_FEEDBACK_CHARS, DreamKind, DreamStatus, FeedbackDecision
 from graph.dreams.runs import recent_runs
 from graph.errors import ReverieError, validation_problems
 from graph.forgetting.cascade import MAX_REASON_CHARS, forget
 from graph.forgetting.models import ForgetResult
-from graph.memory import pipeline
 from graph.memory.models import ClaimInput
 from graph.memory.predicates import PREDICATE_RULES
 from graph.memory.reflect import reflect
@@ -298,10 +296,7 @@ class ReviewPage:
     async def confirm(self, request: Request, session: ReviewSession) -> Response:
         form = ConfirmForm.model_validate(_fields(await request.form()))
         app, graph = await self.graph(session)
-        result = await pipeline.confirm(
-            graph, _path_id(request, "claim_id"), form.decision, vectors=app.vectors
-        )
-        await settle_confirmed(graph, [result.claim])
+        result = await memory_writes.confirm(graph, _path_id(request, "claim_id"), form.decision, app.vectors)
         claim = result.claim
         return self.back_to(
             "/memory",

@@ -9,10 +9,10 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from graph.dreams.confirmations import settle_confirmed
+from graph.dreams import memory_writes
 from graph.forgetting.cascade import MAX_IDS, MAX_REASON_CHARS, forget
 from graph.forgetting.models import ForgetResult
-from graph.memory import pipeline, retraction
+from graph.memory import pipeline
 from graph.memory.models import (
     MAX_CONTENT_CHARS,
     Authority,
@@ -84,9 +84,7 @@ async def remember(
     )
     # Before the transaction opens: checking the claims may ask the model endpoint.
     verifier = await claim_verifier(app.endpoint, content, request.claims)
-    result = await pipeline.remember(graph, request, verifier=verifier, vectors=app.vectors)
-    await settle_confirmed(graph, result.claims)
-    return result
+    return await memory_writes.remember(graph, request, verifier, app.vectors)
 
 
 @mapped_errors
@@ -143,9 +141,7 @@ async def confirm_memory(
     (the old one is superseded, not deleted); keep_existing and reject_claim reject the claim.
     """
     graph = await app_of(ctx).graph_for(write=True)
-    result = await pipeline.confirm(graph, claim_id, decision, vectors=app_of(ctx).vectors)
-    await settle_confirmed(graph, [result.claim])
-    return result
+    return await memory_writes.confirm(graph, claim_id, decision, app_of(ctx).vectors)
 
 
 @mapped_errors
@@ -157,9 +153,7 @@ async def retract_memory(
     """Withdraw a fragment or fact as wrong; its words are kept, marked retracted. A retracted
     fact's slot is settled again: the fact it replaced returns, open questions about it close."""
     graph = await app_of(ctx).graph_for(write=True)
-    result = await retraction.retract(graph, id, reason, vectors=app_of(ctx).vectors)
-    await settle_confirmed(graph, result.reconsidered_claims)
-    return result
+    return await memory_writes.retract(graph, id, reason, app_of(ctx).vectors)
 
 
 @mapped_errors

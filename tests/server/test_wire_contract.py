@@ -1,11 +1,12 @@
 """The wire contract, pinned: what `tools/list` shows a host (each tool's title, input and output
-schemas and annotations) is kept in tests/server/golden/tools_list.json, so renaming a domain
-field, or any other change a host would see, fails here naming the tool and the field, and shows
-as a diff in review.
+schemas and annotations) is kept in tests/server/golden/tools_list.json, and what `prompts/list`
+shows (each prompt's title and arguments) in prompts_list.json, so renaming a domain field, or any
+other change a host would see, fails here naming the tool and the field, and shows as a diff in
+review. Listing needs neither a database nor the model, so this runs in the unit lane.
 
 Descriptions are left out, at the top of a tool and inside its schemas: they are wording for the
 host's model, edited often, and the bundle manifest's test already pins each tool's first
-paragraph. A change of the contract on purpose is written back with
+paragraph (and each prompt's description and text). A change of the contract on purpose is written back with
 
     REVERIE_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/server/test_wire_contract.py
 
@@ -19,12 +20,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
-from mcp import Client
+from mcp_types import Prompt, Tool
 
-pytestmark = pytest.mark.anyio
+from server.app import build_server
+from server.settings import ReverieSettings
 
-GOLDEN = Path(__file__).parent / "golden" / "tools_list.json"
+pytestmark = pytest.mark.unit
+
+GOLDEN_DIR = Path(__file__).parent / "golden"
 UPDATE = "REVERIE_UPDATE_GOLDEN"
 
 
@@ -55,20 +60,35 @@ def differences(served: Any, pinned: Any, path: str) -> Iterator[str]:
         yield f"{path}: {json.dumps(pinned)} -> {json.dumps(served)}"
 
 
-async def test_tools_list_is_the_pinned_wire_contract(client: Client) -> None:
-    served = {
-        tool.name: without_descriptions(
-            tool.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"name"})
-        )
-        for tool in (await client.list_tools()).tools
-    }
+def served_contract(tmp_path: Path) -> dict[str, dict[str, Any]]:
+    """What the server lists, tool by tool and prompt by prompt, without descriptions."""
+    server = build_server(ReverieSettings(reverie_home=tmp_path, reverie_embedding_model="off"))
+
+    async def listing() -> dict[str, dict[str, Any]]:
+        return {
+            "tools": {tool.name: _pinned_part(tool) for tool in await server.list_tools()},
+            "prompts": {prompt.name: _pinned_part(prompt) for prompt in await server.list_prompts()},
+        }
+
+    return anyio.run(listing)
+
+
+def _pinned_part(listed: Tool | Prompt) -> Any:
+    return without_descriptions(
+        listed.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"name"})
+    )
+
+
+@pytest.mark.parametrize("kind", ["tools", "prompts"])
+def test_the_listing_is_the_pinned_wire_contract(kind: str, tmp_path: Path) -> None:
+    served = served_contract(tmp_path)[kind]
+    golden = GOLDEN_DIR / f"{kind}_list.json"
     if os.environ.get(UPDATE) == "1":
-        GOLDEN.parent.mkdir(exist_ok=True)
-        GOLDEN.write_text(json.dumps(served, indent=2, sort_keys=True) + "\n")
-    pinned = json.loads(GOLDEN.read_text())
-    changes = list(differences(served, pinned, "tools"))
+        golden.write_text(json.dumps(served, indent=2, sort_keys=True) + "\n")
+    pinned = json.loads(golden.read_text())
+    changes = list(differences(served, pinned, kind))
     assert not changes, (
-        "tools/list differs from tests/server/golden/tools_list.json:\n"
+        f"{kind}/list differs from tests/server/golden/{golden.name}:\n"
         + "\n".join(changes)
         + f"\nIf on purpose: {UPDATE}=1 .venv/bin/python -m pytest tests/server/test_wire_contract.py"
         + " and an entry in CHANGELOG.md"

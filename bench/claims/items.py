@@ -31,6 +31,9 @@ class Part(StrEnum):
     # A second held-out part, written later by another hand, for a measure that nobody has
     # tuned against or read failures from (held_out has been used for diagnosis).
     HELD_OUT_B = "held_out_b"
+    # A third, written by a fourth hand who read no rule, no other part and no failure, with an
+    # evidence span on nearly every claim (as a host that read the words would send).
+    HELD_OUT_C = "held_out_c"
 
     @property
     def path(self) -> Path:

@@ -43,7 +43,7 @@ def test_a_verifier_that_entails_everything_finds_every_true_claim_and_refuses_n
     assert "unsupported claims refused: 0.0% against >= 90%: not met" in render(run)
 
 
-@pytest.mark.parametrize("part", [Part.HELD_OUT, Part.HELD_OUT_B])
+@pytest.mark.parametrize("part", [Part.HELD_OUT, Part.HELD_OUT_B, Part.HELD_OUT_C])
 def test_evidence_spans_reach_the_verifier_only_when_given(part: Part) -> None:
     items = load_part(part)
     quoted = [item for item in items if item.claim.evidence is not None]

@@ -19,8 +19,11 @@ MEASURED_PREDICATES = frozenset(PREDICATE_RULES) - {"connected_to"}
 # The predicates hosts send most get more items than the floor.
 BUSIEST_PREDICATES = ("works_at", "likes", "prefers", "uses", "knows", "has_goal", "relationship_to")
 FLOOR = 8
-BUSY_FLOOR = 12
-ID_PREFIX = {Part.TUNING: "t-", Part.HELD_OUT: "h-", Part.HELD_OUT_B: "b-"}
+# held_out_c was written to a brief of about a dozen per predicate, half true and half not.
+BUSY_FLOOR = {Part.HELD_OUT_C: 10}
+# held_out_c was written as a host that read the words would send claims: a span on nearly each.
+MOST_QUOTED = {Part.HELD_OUT_C: 1.0}
+ID_PREFIX = {Part.TUNING: "t-", Part.HELD_OUT: "h-", Part.HELD_OUT_B: "b-", Part.HELD_OUT_C: "c-"}
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +38,7 @@ def test_each_predicate_has_true_and_unsupported_claims(
     counts = Counter((item.predicate, item.label) for item in parts[part])
     assert {item.predicate for item in parts[part]} == MEASURED_PREDICATES
     for predicate in MEASURED_PREDICATES:
-        floor = BUSY_FLOOR if predicate in BUSIEST_PREDICATES else FLOOR
+        floor = BUSY_FLOOR.get(part, 12) if predicate in BUSIEST_PREDICATES else FLOOR
         for label in Label:
             found = counts[predicate, label]
             assert found >= floor, f"{part}: {predicate} has {found} {label}"
@@ -59,7 +62,7 @@ def test_evidence_is_quoted_from_the_text_on_about_half(
     items = parts[part]
     quoted = [item for item in items if item.claim.evidence is not None]
     assert all(item.claim.evidence in item.text for item in quoted if item.claim.evidence)
-    assert 0.35 <= len(quoted) / len(items) <= 0.65
+    assert 0.35 <= len(quoted) / len(items) <= MOST_QUOTED.get(part, 0.65)
     assert any(item.label is Label.UNSUPPORTED for item in quoted)
 
 
@@ -88,6 +91,16 @@ def test_a_held_out_part_shares_no_text_or_object_with_an_earlier_part(
     shared_objects = objects(held_out) & objects(earlier)
     assert not shared_texts, f"{held_out} repeats texts of {earlier}: {sorted(shared_texts)}"
     assert not shared_objects, f"{held_out} reuses objects of {earlier}: {sorted(shared_objects)}"
+
+
+@pytest.mark.parametrize("earlier", [Part.TUNING, Part.HELD_OUT, Part.HELD_OUT_B])
+def test_the_third_held_out_part_repeats_no_text_of_an_earlier_part(
+    parts: dict[Part, tuple[LabelledClaim, ...]], earlier: Part
+) -> None:
+    # Its writer read none of the other parts, so everyday objects ("vegan", "chess") recur by
+    # chance and are allowed; a repeated text would mean a claim measured twice.
+    shared = {item.text for item in parts[Part.HELD_OUT_C]} & {item.text for item in parts[earlier]}
+    assert not shared, f"held_out_c repeats texts of {earlier}: {sorted(shared)}"
 
 
 def _line(claim_changes: dict[str, object] | None = None, **changes: object) -> str:

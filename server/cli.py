@@ -22,9 +22,11 @@ from server.http_front import is_loopback, serve_http
 from server.operator import dream
 from server.profiles_cli import profile
 from server.review import ROOT as REVIEW_ROOT
+from server.service_cli import service
 from server.settings import ReverieSettings, SettingsError, load_settings
 from server.token_registry import TokenRegistry
 from server.tokens_cli import token
+from server.user_service import ServiceError
 
 log = logging.getLogger("reverie")
 
@@ -84,7 +86,7 @@ def _check_port_free(host: str, port: int) -> None:
 
 
 # Failures the operator can fix: one line, no traceback, exit 2 (as a usage error).
-FIXABLE = (CommandError, SettingsError, LocalNeo4jError, TokenFileError, ReverieError)
+FIXABLE = (CommandError, SettingsError, LocalNeo4jError, TokenFileError, ReverieError, ServiceError)
 
 
 class Refused(click.ClickException):
@@ -255,7 +257,7 @@ def setup() -> None:
     click.echo(f"Reverie is set up in {settings.reverie_home}; start it with `reverie serve`.")
 
 
-for group in (token, dream, embeddings, profile):
+for group in (token, dream, embeddings, profile, service):
     reverie.add_command(group)
 
 

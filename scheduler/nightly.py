@@ -9,6 +9,10 @@ that have no scheduled run recorded for today's local date. That one rule gives:
 - catch-up after downtime: a process that starts at 09:00 runs the 03:00 cycle once, marked late;
 - a spring-forward start time that does not exist runs at the first valid minute after it;
 - no overlap with a manual run: a held profile lock makes this tick skip, the next tick retries.
+
+Each tick also leaves the scheduler's trace on the profiles it serves (`graph.dreams.watch`), at
+most once per `WATCH_EVERY` each, so that `dreaming_status` in any process can tell whether
+anything will run the next night.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from graph.dreams.config import DreamingConfig, with_overrides
 from graph.dreams.cycle import DEFAULT_GENERATOR, FINISH_WRITE_S, CycleRequest, run_cycle
 from graph.dreams.generator import DreamGenerator
 from graph.dreams.lease import DEFAULT_LEASE, CycleLease
+from graph.dreams.watch import WATCH_EVERY, SchedulerKind, record_watch
 from graph.embedding.keeper import VectorKeeper
 from graph.errors import AlreadyDreamedError, CycleAlreadyRunningError, ReverieError
 from scheduler.timing import due_at
@@ -42,6 +47,12 @@ TICK_SECONDS = 60
 DRAIN_S = 30.0
 # A run that starts later than this after its due time is recorded as a late catch-up.
 LATE_AFTER = timedelta(minutes=5)
+# A server's first tick waits this long after its start. A host opens with a burst (initialize,
+# tools/list, often a first recall, whose query plans take 7 s on idle cores and more on a busy
+# laptop, `graph/recall/warmup.py`): a catch-up cycle started then would take the cores from
+# the answers the person is waiting for. Two minutes is long past that burst, and is nothing
+# to a night that is already hours late. `reverie scheduler` has nobody to answer: no wait.
+STARTUP_GRACE_S = 120.0
 
 Outcome = Literal["ran", "not_due", "disabled", "already_ran", "busy", "failed"]
 
@@ -66,12 +77,19 @@ class NightlyScheduler:
         generator: DreamGenerator = DEFAULT_GENERATOR,
         profiles: Callable[[], Collection[str]] | None = None,
         lease: CycleLease = DEFAULT_LEASE,
+        kind: SchedulerKind = SchedulerKind.SERVICE,
+        first_tick_after_s: float = 0.0,
     ) -> None:
         """`profiles` names, at each tick, the profiles this scheduler dreams for: a server's own,
         so that another profile in the same database never runs on this server's settings and
-        model endpoint. None (`reverie scheduler`): every profile in the database."""
+        model endpoint. None (`reverie scheduler`): every profile in the database. `kind` is
+        what its trace says it is; `first_tick_after_s` is how long after `start` it first ticks."""
         self._store = store
         self._profiles = profiles
+        self.kind = kind
+        self._first_tick_after = timedelta(seconds=first_tick_after_s)
+        # When this scheduler last left its trace on each profile (`_watch`).
+        self._watched: dict[str, datetime] = {}
         self._vectors = vectors
         # No client is connected at night: the endpoint's model or the deterministic writer.
         self._generator = generator
@@ -89,6 +107,8 @@ class NightlyScheduler:
         results: list[TickResult] = []
 
         async def visit(profile_id: str, overrides: dict[str, Any]) -> None:
+            # Before the limiter: a long cycle of another profile must not hold up this trace.
+            await self._watch(profile_id, moment)
             async with self._limiter:
                 try:
                     config = with_overrides(self._defaults, overrides)
@@ -106,6 +126,21 @@ class NightlyScheduler:
             for profile_id, overrides in profiles:
                 group.start_soon(visit, profile_id, overrides)
         return sorted(results, key=lambda result: result.profile_id)
+
+    async def _watch(self, profile_id: str, now: datetime) -> None:
+        """Leave this scheduler's trace on the profile, unless it did less than WATCH_EVERY ago."""
+        last = self._watched.get(profile_id)
+        if last is not None and abs(now - last) < WATCH_EVERY:
+            return
+        try:
+            await record_watch(self._store.profile(profile_id), self.kind, now)
+        except Exception as error:
+            # Trigger: Neo4j busy or gone for this write. Why not raised: the trace only informs
+            # dreaming_status, and raised here it would cancel every profile's cycle in this tick.
+            # Outcome: one line; the next tick writes it again.
+            log.warning("could not record the scheduler's trace on %s: %s", profile_id, error)
+            return
+        self._watched[profile_id] = now
 
     async def _visit(self, profile_id: str, config: DreamingConfig, now: datetime) -> TickResult:
         if not config.enabled:
@@ -160,12 +195,12 @@ class NightlyScheduler:
             done.set()
 
     def start(self) -> None:
-        """Tick now and then every minute, in the running event loop."""
+        """Tick after `first_tick_after_s`, then every minute, in the running event loop."""
         scheduler = AsyncIOScheduler(timezone="UTC")
         scheduler.add_job(
             self._safe_tick,
             IntervalTrigger(seconds=TICK_SECONDS),
-            next_run_time=self._clock(),
+            next_run_time=self._clock() + self._first_tick_after,
             coalesce=True,
             max_instances=1,
             misfire_grace_time=TICK_SECONDS,

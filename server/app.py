@@ -25,6 +25,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_PARAMS, GetPromptResult, InputRequiredResult, ToolAnnotations
 
 from graph.access import ConnectionSettings, GraphStore
+from graph.dreams.watch import SchedulerKind
 from graph.embedding.encoder import Embedder
 from graph.embedding.healer import RETRY_AFTER_S, VectorHealer
 from graph.embedding.keeper import VectorKeeper, keeping
@@ -218,9 +219,13 @@ def make_lifespan(
                 context.healer = VectorHealer(embedder)
                 background.start_soon(heal_when_ready, context, context.healer, healing)
             if run_scheduler:
-                scheduler = nightly_scheduler(store, settings, vectors, endpoint, served)
+                # Started only after the grace (`STARTUP_GRACE_S`): the host's first calls go first.
+                scheduler = nightly_scheduler(
+                    store, settings, vectors, endpoint, served, SchedulerKind(transport)
+                )
                 scheduler.start()
                 stack.push_async_callback(scheduler.stop)
+                context.scheduler_kind = scheduler.kind
             live.current = context
             stack.callback(setattr, live, "current", None)
             yield context
@@ -287,7 +292,10 @@ def nightly_scheduler(
     vectors: VectorKeeper | None,
     endpoint: EndpointModel | None = None,
     profiles: Callable[[], Collection[str]] | None = None,
+    kind: SchedulerKind = SchedulerKind.SERVICE,
 ) -> NightlyScheduler:
+    """The scheduler of a server (`profiles` its own, first ticking after the grace) or, with
+    the defaults, of `reverie scheduler` (every profile, at once)."""
     return NightlyScheduler(
         store,
         settings.dreaming_defaults(),
@@ -296,6 +304,8 @@ def nightly_scheduler(
         generator=unattended_generator(settings, endpoint),
         profiles=profiles,
         lease=settings.cycle_lease(),
+        kind=kind,
+        first_tick_after_s=0.0 if kind is SchedulerKind.SERVICE else settings.reverie_scheduler_grace_seconds,
     )
 
 

@@ -22,9 +22,11 @@ from server.http_front import is_loopback, serve_http
 from server.operator import dream
 from server.profiles_cli import profile
 from server.review import ROOT as REVIEW_ROOT
+from server.service_cli import service
 from server.settings import ReverieSettings, SettingsError, load_settings
 from server.token_registry import TokenRegistry
 from server.tokens_cli import token
+from server.user_service import ServiceError
 
 log = logging.getLogger("reverie")
 
@@ -84,7 +86,7 @@ def _check_port_free(host: str, port: int) -> None:
 
 
 # Failures the operator can fix: one line, no traceback, exit 2 (as a usage error).
-FIXABLE = (CommandError, SettingsError, LocalNeo4jError, TokenFileError, ReverieError)
+FIXABLE = (CommandError, SettingsError, LocalNeo4jError, TokenFileError, ReverieError, ServiceError)
 
 
 class Refused(click.ClickException):
@@ -135,24 +137,24 @@ def reverie(verbose: bool) -> None:
 )
 @click.option(
     "--scheduler/--no-scheduler",
-    default=None,
-    help="Run the nightly dreaming scheduler (default: on for http, off for stdio).",
+    default=True,
+    show_default=True,
+    help="Run the nightly dreaming scheduler for the profiles served (a missed night runs soon after start).",
 )
-def serve(transport: str, host: str, port: int, scheduler: bool | None) -> None:
+def serve(transport: str, host: str, port: int, scheduler: bool) -> None:
     """Run the MCP server."""
     settings = load_settings()
-    # The HTTP server is the long-running process: it runs the scheduler unless told not to.
-    # A stdio server is started per host window, so it only runs one when asked.
-    run_scheduler = scheduler if scheduler is not None else transport == "http"
     if transport == "http":
         _check_port_free(host, port)
     anyio.run(check_graph, settings)
     if transport == "stdio":
-        build_server(settings, "stdio", run_scheduler=run_scheduler).run("stdio")
+        # The scheduler over stdio too: a desktop host is often the only Reverie process there is,
+        # and several servers of one profile still make one run a night (a unique key in the graph).
+        build_server(settings, "stdio", run_scheduler=scheduler).run("stdio")
         return
     tokens = _http_tokens(settings, host)
     url = f"http://{host}:{port}"
-    server = build_server(settings, "http", tokens=tokens, public_url=url, run_scheduler=run_scheduler)
+    server = build_server(settings, "http", tokens=tokens, public_url=url, run_scheduler=scheduler)
     grants = tokens.grants()
     local = next((grant for grant in grants if grant.profile == settings.reverie_profile), grants[0])
     _announce(url, local)
@@ -255,7 +257,7 @@ def setup() -> None:
     click.echo(f"Reverie is set up in {settings.reverie_home}; start it with `reverie serve`.")
 
 
-for group in (token, dream, embeddings, profile):
+for group in (token, dream, embeddings, profile, service):
     reverie.add_command(group)
 
 

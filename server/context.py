@@ -12,6 +12,7 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
 from graph.access import GraphStore, ProfileGraph
+from graph.dreams.watch import SchedulerKind
 from graph.embedding.encoder import Embedder
 from graph.embedding.healer import VectorHealer
 from graph.embedding.keeper import VectorKeeper
@@ -40,6 +41,8 @@ class AppContext:
     healer: VectorHealer | None = None
     # What recalls returned, written in the background; None outside a running server.
     signals: RecallSignals | None = None
+    # The nightly scheduler this process runs for the profiles it serves; None when it runs none.
+    scheduler_kind: SchedulerKind | None = None
     _schema_ready: bool = False
     _schema_lock: anyio.Lock = field(default_factory=anyio.Lock)
     # Set when recall's query plans are made (`plan_recall`), or when none are being made.

@@ -294,5 +294,8 @@ def describe(result: BaseModel) -> str:
     if isinstance(result, review.DreamingOverview):
         counts = ", ".join(f"{status} {count}" for status, count in result.counts.items())
         latest = _describe_run(result.latest_run) if result.latest_run else "no run yet"
-        return f"config: {result.config.model_dump_json()}\ndreams: {counts}\nlatest: {latest}"
+        night = result.next_night
+        tonight = f"{'will run' if night.will_run else 'will not run'}: {night.why}"
+        config = result.config.model_dump_json()
+        return f"config: {config}\ndreams: {counts}\nlatest: {latest}\nnext night: {tonight}"
     return result.model_dump_json(indent=2)

@@ -21,6 +21,7 @@ from graph.embedding.catalog import DEFAULT_MODEL, MODELS, SEMANTIC_OFF
 from graph.errors import InvalidInputError, shown_uri, validation_problems
 from graph.localdb.config import default_home
 from graph.models.endpoint import COMPLETIONS_PATH, EndpointConfig
+from scheduler.nightly import STARTUP_GRACE_S
 
 # The driver also takes http(s), which needs a driver extra Reverie does not install.
 BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
@@ -98,6 +99,12 @@ class ReverieSettings(BaseSettings):
         le=3600,
         description="Seconds a cycle's hold on its profile outlives its last renewal (renewed 4 per lease)",
     )
+    reverie_scheduler_grace_seconds: float = Field(
+        default=STARTUP_GRACE_S,
+        ge=0,
+        le=3600,
+        description="Seconds a server's nightly scheduler waits after the start before its first look",
+    )
 
     # A model of the person's choosing: an OpenAI-compatible chat-completions endpoint.
     reverie_model_url: str | None = Field(
@@ -137,7 +144,8 @@ class ReverieSettings(BaseSettings):
     @field_validator("dreaming_timezone", "app_timezone")
     @classmethod
     def _known_zone(cls, value: str | None) -> str | None:
-        return None if value is None else known_zone(value)
+        # Empty is unset: a host's form (the bundle's) sends an empty value for "the machine's zone".
+        return known_zone(value) if value else None
 
     @field_validator("reverie_embedding_model")
     @classmethod

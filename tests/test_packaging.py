@@ -22,7 +22,7 @@ from mcp_types import TextContent
 
 from server.app import build_server
 from server.cli import INSPECTOR
-from server.settings import ReverieSettings
+from server.settings import ReverieSettings, load_settings, machine_timezone
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 MANIFEST = REPOSITORY / "packaging" / "mcpb" / "manifest.json"
@@ -102,6 +102,28 @@ def test_the_bundle_s_settings_reach_the_server_as_the_variables_it_reads() -> N
     # Claude Desktop leaves `${user_config.x}` as it is when x has no value and no default.
     assert all("default" in option for option in options.values())
     assert options["neo4j_uri"]["default"] == ""  # empty: the managed local Neo4j
+
+
+def host_value(value: object) -> str:
+    """A setting's value as a host puts it in the environment (a boolean as true or false)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+@pytest.mark.unit
+def test_the_bundle_s_dreaming_settings_as_left_keep_nights_off_in_the_machine_s_zone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    manifest = load(MANIFEST)
+    options, env = manifest["user_config"], manifest["server"]["mcp_config"]["env"]
+    for name, reference in env.items():
+        monkeypatch.setenv(name, host_value(options[reference[len("${user_config.") : -1]]["default"]))
+    defaults = load_settings().dreaming_defaults()
+    assert (defaults.enabled, defaults.start_time_local) == (False, "03:00")
+    assert (defaults.timezone, defaults.sources["timezone"]) == (machine_timezone(), "default")
+    monkeypatch.setenv("DREAMING_ENABLED", host_value(True))
+    monkeypatch.setenv("DREAMING_TIMEZONE", "Europe/Lisbon")
+    chosen = load_settings().dreaming_defaults()
+    assert (chosen.enabled, chosen.timezone) == (True, "Europe/Lisbon")
 
 
 @pytest.mark.unit

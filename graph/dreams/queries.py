@@ -384,6 +384,15 @@ SET_PROFILE_SETTINGS = ScopedQuery(
     SET p += $settings
     """,
 )
+# A scheduler's trace (`graph/dreams/watch.py`); MATCH, not MERGE: looking creates no profile.
+RECORD_WATCH = ScopedQuery(
+    "record_watch",
+    """
+    MATCH (p:Profile {profile_id: $profile_id})
+    SET p.scheduler_seen_at = $now,
+        p.lasting_scheduler_seen_at = CASE WHEN $lasting THEN $now ELSE p.lasting_scheduler_seen_at END
+    """,
+)
 
 # --- reading and reviewing dreams ----------------------------------------------------------
 

@@ -11,7 +11,7 @@ from graph.access import ProfileGraph, ProfileTx
 from graph.base import Frozen
 from graph.clock import utcnow
 from graph.dreams import queries as q
-from graph.dreams.config import DreamingConfig, effective_config
+from graph.dreams.config import DreamingConfig, with_overrides
 from graph.dreams.confirmations import confirmation_in
 from graph.dreams.cursor import decode_cursor, encode_cursor
 from graph.dreams.host import stored_statement
@@ -32,11 +32,13 @@ from graph.dreams.models import (
 from graph.dreams.records import (
     LockedDream,
     StatusCount,
+    StoredProfile,
     StoredRun,
     dream_from_row,
     dream_summary_from_row,
 )
 from graph.dreams.runs import run_as_of
+from graph.dreams.watch import NextNight, SchedulerKind, SchedulerWatch, next_night
 from graph.embedding.keeper import VectorKeeper
 from graph.embedding.store import PassageVectors, embed_passages
 from graph.errors import InvalidInputError, NotFoundError
@@ -53,6 +55,7 @@ class DreamingOverview(Frozen):
     config: DreamingConfig
     latest_run: DreamRun | None
     counts: dict[str, int]
+    next_night: NextNight
 
 
 async def list_dreams(
@@ -104,8 +107,12 @@ async def get_dream(graph: ProfileGraph, dream_id: str, show_retracted: bool = F
     return await graph.read(_read_dream, dream_id, show_retracted)
 
 
-async def _read_overview(tx: ProfileTx, defaults: DreamingConfig) -> DreamingOverview:
-    config = await effective_config(tx, defaults)
+async def _read_overview(
+    tx: ProfileTx, defaults: DreamingConfig, here: SchedulerKind | None
+) -> DreamingOverview:
+    now = utcnow()
+    profile = await tx.single(q.PROFILE_SETTINGS)
+    config = with_overrides(defaults, StoredProfile.from_row(profile).overrides)
     latest = await tx.single(q.LATEST_RUN)
     counts = {
         found.status.value: found.count
@@ -115,13 +122,18 @@ async def _read_overview(tx: ProfileTx, defaults: DreamingConfig) -> DreamingOve
     }
     return DreamingOverview(
         config=config,
-        latest_run=run_as_of(StoredRun.from_row(latest), utcnow()) if latest else None,
+        latest_run=run_as_of(StoredRun.from_row(latest), now) if latest else None,
         counts=counts,
+        next_night=next_night(config, SchedulerWatch.from_row(profile), now, here),
     )
 
 
-async def overview(graph: ProfileGraph, defaults: DreamingConfig) -> DreamingOverview:
-    return await graph.read(_read_overview, defaults)
+async def overview(
+    graph: ProfileGraph, defaults: DreamingConfig, here: SchedulerKind | None = None
+) -> DreamingOverview:
+    """The profile's dreaming at a glance; `here` is the scheduler the asking process runs for
+    this profile, if any."""
+    return await graph.read(_read_overview, defaults, here)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from graph.dreams.models import (
     RunPage,
 )
 from graph.dreams.runs import MAX_RUNS_LIMIT, latest_run_writers, recent_runs
+from graph.dreams.watch import NextNight
 from graph.embedding.status import SemanticStatus, semantic_status
 from graph.memory.models import MAX_CLAIMS, Authority, ClaimInput
 from scheduler.timing import next_run
@@ -53,10 +54,9 @@ class DreamingRoutes(BaseModel):
 class DreamingStatusResult(BaseModel):
     config: DreamingConfig
     latest_run: DreamRun | None
-    next_run_local: datetime | None = Field(
-        description="In the dreaming time zone; null when scheduling is off"
-    )
+    next_run_local: datetime | None = Field(description="In the dreaming time zone; null when off")
     next_run_utc: datetime | None
+    next_night: NextNight
     counts: dict[str, int] = Field(description="Exact number of dreams per status")
     semantic: SemanticStatus = Field(description="The embedding model recall and dreams use, and its backlog")
     routes: DreamingRoutes = Field(description="Which models can write dreams; who wrote the latest")
@@ -65,16 +65,17 @@ class DreamingStatusResult(BaseModel):
 @mapped_errors
 async def dreaming_status(ctx: Ctx) -> DreamingStatusResult:
     """Dreaming settings in effect for this profile (and where each came from), the latest run,
-    the next scheduled run, and how many dreams are in each status."""
+    the next scheduled run and whether it will run, and how many dreams are in each status."""
     app = app_of(ctx)
     graph = await app.graph_for(write=False)
-    state = await review.overview(graph, app.settings.dreaming_defaults())
+    state = await review.overview(graph, app.settings.dreaming_defaults(), app.scheduler_kind)
     next_local = next_run(utcnow(), state.config)
     return DreamingStatusResult(
         config=state.config,
         latest_run=state.latest_run,
         next_run_local=next_local,
         next_run_utc=next_local.astimezone(UTC) if next_local else None,
+        next_night=state.next_night,
         counts=state.counts,
         semantic=await semantic_status(graph, app.embedder, app.healer),
         routes=DreamingRoutes(

@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import anyio
 import pytest
 from neo4j import AsyncGraphDatabase
 
-from graph.access import ConnectionSettings, GraphStore, ProfileGraph
+from graph.access import ConnectionSettings, GraphStore, ProfileGraph, ProfileTx
+from graph.clock import utcnow
+from graph.dreams import queries as q
 from graph.dreams.config import DreamingConfig, configure_dreaming
 from graph.dreams.cycle import CycleRequest, run_cycle
 from graph.dreams.runs import recent_runs
+from graph.dreams.watch import (
+    KEPT_BY_SERVICE,
+    KEPT_WHILE_OPEN,
+    NIGHTS_OFF,
+    WATCH_EVERY,
+    WATCH_FRESH,
+    SchedulerKind,
+)
 from graph.memory.pipeline import RememberRequest, remember
 from graph.ports import free_port
 from scheduler.nightly import NightlyScheduler, TickResult
@@ -53,9 +63,13 @@ async def nightly(graph: ProfileGraph) -> AsyncIterator[ProfileGraph]:
     await configure_dreaming(graph, DEFAULTS, {"enabled": False})
 
 
-def scheduler_for(store: GraphStore, *graphs: ProfileGraph) -> NightlyScheduler:
+def scheduler_for(
+    store: GraphStore, *graphs: ProfileGraph, kind: SchedulerKind = SchedulerKind.SERVICE
+) -> NightlyScheduler:
     """A scheduler for these profiles alone: the test database holds other tests' profiles."""
-    return NightlyScheduler(store, DEFAULTS, profiles=lambda: [graph.profile_id for graph in graphs])
+    return NightlyScheduler(
+        store, DEFAULTS, profiles=lambda: [graph.profile_id for graph in graphs], kind=kind
+    )
 
 
 def mine(results: list[TickResult], profile_id: str) -> TickResult:
@@ -131,6 +145,8 @@ async def test_two_schedulers_on_one_graph_make_one_run_per_night(
         for store in stores:
             await store.close()
     assert sorted(result.outcome for result in results) in (["already_ran", "ran"], ["busy", "ran"])
+    [summary] = (await recent_runs(nightly)).runs
+    assert (summary.run.trigger, summary.run.run_date) == ("scheduled", "2026-02-02")
 
 
 async def test_a_manual_run_at_one_does_not_stop_the_three_am_run(
@@ -222,3 +238,55 @@ async def test_a_tick_with_neo4j_down_logs_one_line_and_the_scheduler_lives_on(
     (record,) = [record for record in caplog.records if record.name == "scheduler.nightly"]
     assert record.levelname == "WARNING" and record.exc_info is None
     assert record.getMessage().startswith("scheduler tick skipped: Neo4j at bolt://127.0.0.1:")
+
+
+# --- the trace a scheduler leaves, and what dreaming_status makes of it ----------------------
+
+
+async def next_night(call: Any) -> tuple[bool, str]:
+    night = (await call("dreaming_status"))["next_night"]
+    return night["will_run"], night["why"]
+
+
+async def seen_at(graph: ProfileGraph) -> datetime | None:
+    row = await graph.read(ProfileTx.single, q.PROFILE_SETTINGS)
+    assert row is not None
+    return row["profile"].get("scheduler_seen_at")
+
+
+async def test_dreaming_status_says_whether_a_scheduler_will_run_the_night(
+    call: Any, store: GraphStore, nightly: ProfileGraph
+) -> None:
+    # The in-process server of `call` runs no scheduler, and none has looked at this profile.
+    will_run, why = await next_night(call)
+    assert not will_run and why.startswith("No scheduler has checked this profile in the last 15 minutes")
+    assert "reverie service install" in why
+
+    await scheduler_for(store, nightly, kind=SchedulerKind.STDIO).tick(utcnow())
+    assert await next_night(call) == (True, KEPT_WHILE_OPEN)
+
+    await scheduler_for(store, nightly, kind=SchedulerKind.SERVICE).tick(utcnow())
+    assert await next_night(call) == (True, KEPT_BY_SERVICE)
+
+    await configure_dreaming(nightly, DEFAULTS, {"enabled": False})
+    assert await next_night(call) == (False, NIGHTS_OFF)
+
+
+async def test_a_trace_older_than_three_writes_means_no_scheduler(
+    call: Any, store: GraphStore, nightly: ProfileGraph
+) -> None:
+    await scheduler_for(store, nightly).tick(utcnow() - WATCH_FRESH - timedelta(minutes=1))
+    will_run, why = await next_night(call)
+    assert not will_run and why.startswith("No scheduler has checked")
+
+
+async def test_a_scheduler_writes_its_trace_once_per_watch_interval(
+    store: GraphStore, nightly: ProfileGraph
+) -> None:
+    scheduler = scheduler_for(store, nightly)
+    start = at(2026, 1, 28, 12, 0)
+    await scheduler.tick(start)
+    await scheduler.tick(start + timedelta(minutes=1))
+    assert await seen_at(nightly) == start
+    await scheduler.tick(start + WATCH_EVERY)
+    assert await seen_at(nightly) == start + WATCH_EVERY

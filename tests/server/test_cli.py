@@ -16,12 +16,13 @@ from tests.server.conftest import run_reverie
 
 # The commands users type, as the README names them.
 GROUPS = {
-    (): ["serve", "setup", "scheduler", "neo4j", "token", "dream", "embeddings", "profile"],
+    (): ["serve", "setup", "scheduler", "neo4j", "token", "dream", "embeddings", "profile", "service"],
     ("neo4j",): ["install", "start", "stop", "status"],
     ("token",): ["create", "list", "revoke"],
     ("dream",): ["run", "status", "list", "show", "runs", "resolve", "configure", "unlock"],
     ("embeddings",): ["install", "status", "backfill"],
     ("profile",): ["list", "delete", "export", "import"],
+    ("service",): ["install", "remove", "status"],
 }
 
 

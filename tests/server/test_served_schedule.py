@@ -18,8 +18,9 @@ from tests.server.conftest import http_serving
 pytestmark = pytest.mark.anyio
 
 DEFAULTS = DreamingConfig()
-# Due since midnight UTC: the server's first tick, at its start, runs what it serves.
+# Due since midnight UTC: the server's first tick, one second after its start, runs what it serves.
 DUE_NOW = {"enabled": True, "timezone": "UTC", "start_time_local": "00:00"}
+SHORT_GRACE = {"REVERIE_SCHEDULER_GRACE_SECONDS": "1"}
 
 
 async def test_the_server_runs_its_own_profiles_night_and_no_other(
@@ -29,7 +30,7 @@ async def test_the_server_runs_its_own_profiles_night_and_no_other(
         await remember(profile, RememberRequest(content=text))
         await configure_dreaming(profile, DEFAULTS, DUE_NOW)
     try:
-        with http_serving(server_env, graph.profile_id, tmp_path), anyio.fail_after(90):
+        with http_serving(server_env, graph.profile_id, tmp_path, **SHORT_GRACE), anyio.fail_after(90):
             while True:
                 runs = (await recent_runs(graph)).runs
                 if runs and runs[0].run.status != "running":

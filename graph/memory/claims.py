@@ -19,6 +19,7 @@ from graph.embedding.store import PassageVectors, vector_properties
 from graph.errors import InvalidInputError, NotFoundError
 from graph.memory import queries as q
 from graph.memory.models import (
+    CONFIRM_HINT_OPENER,
     ClaimInput,
     ClaimResult,
     ClaimStatus,
@@ -253,8 +254,8 @@ async def _open_clarification(
     held = fact.view
     question = (
         f"Memory says {held.subject} {held.predicate.replace('_', ' ')} {held.object}, but a new "
-        f"statement says {claim.object}, with equal support. Which is right now? "
-        f"(confirm_memory claim_id={claim.id}: accept_claim or keep_existing)"
+        f"statement says {claim.object}, with equal support. Which is right now?"
+        f"{CONFIRM_HINT_OPENER}claim_id={claim.id}: accept_claim or keep_existing)"
     )
     row = await tx.one(
         q.OPEN_CLARIFICATION,

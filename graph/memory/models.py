@@ -123,6 +123,10 @@ class FactView(Frozen):
     superseded_by: str | None = None
 
 
+# A clarification's question ends with how a host answers it: this opens that part.
+CONFIRM_HINT_OPENER = " (confirm_memory "
+
+
 class ClarificationView(Frozen):
     id: str
     question: str
@@ -130,6 +134,11 @@ class ClarificationView(Frozen):
     fact_id: str
     status: Literal["open", "resolved"]
     created_at: datetime
+
+    @property
+    def asked(self) -> str:
+        """The question for the person, without the tool call it ends with for a host."""
+        return self.question.split(CONFIRM_HINT_OPENER, 1)[0]
 
 
 class ClaimResult(Frozen):

@@ -31,6 +31,9 @@ class PredicatePolicy(StrEnum):
 @dataclass(frozen=True)
 class PredicateRule:
     predicate: str
+    # How a person reads it between a subject and an object ("Ana works at Acme"); the name
+    # stays for hosts and the graph.
+    words: str
     policy: PredicatePolicy
     min_extract_conf: float
     min_resolution_conf: float
@@ -57,7 +60,7 @@ _AO = PredicatePolicy.APPEND_ONLY
 # fmt: off
 _RULES = (
     PredicateRule(
-        "works_at", _SC, min_extract_conf=0.85, min_resolution_conf=0.80,
+        "works_at", "works at", _SC, min_extract_conf=0.85, min_resolution_conf=0.80,
         requires_assertion=True, requires_entailment=True, min_support=2, min_source_quality=0.95,
         # "left" and "quit" are cues as well as negations: "I left Acme" is about employment.
         cue_words=("work", "works", "worked", "working", "job", "employed", "employer", "employee",
@@ -65,69 +68,69 @@ _RULES = (
                    "quit"),
     ),
     PredicateRule(
-        "identity_is", _SC, min_extract_conf=0.90, min_resolution_conf=0.80,
+        "identity_is", "is", _SC, min_extract_conf=0.90, min_resolution_conf=0.80,
         requires_assertion=True, requires_entailment=True, min_support=2, min_source_quality=0.95,
         cue_words=("name", "named", "called", "call", "i'm", "am", "identify", "pronouns"),
     ),
     PredicateRule(
-        "profile_fact", _SC, min_extract_conf=0.80, min_resolution_conf=0.70,
+        "profile_fact", "is described as", _SC, min_extract_conf=0.80, min_resolution_conf=0.70,
         requires_assertion=True, requires_entailment=True, min_support=2, min_source_quality=0.75,
         cue_words=(),
     ),
     PredicateRule(
-        "born_on", _SC, min_extract_conf=0.90, min_resolution_conf=0.80,
+        "born_on", "was born on", _SC, min_extract_conf=0.90, min_resolution_conf=0.80,
         requires_assertion=True, requires_entailment=True, min_support=2, min_source_quality=0.95,
         cue_words=("born", "birthday", "birth", "birthdate"), object_is_date=True,
     ),
     PredicateRule(
-        "died_on", _SC, min_extract_conf=0.90, min_resolution_conf=0.80,
+        "died_on", "died on", _SC, min_extract_conf=0.90, min_resolution_conf=0.80,
         requires_assertion=True, requires_entailment=True, min_support=2, min_source_quality=0.95,
         cue_words=("died", "dead", "death", "passed", "funeral", "lost"), object_is_date=True,
     ),
     PredicateRule(
-        "likes", _MV, min_extract_conf=0.70, min_resolution_conf=0.60,
+        "likes", "likes", _MV, min_extract_conf=0.70, min_resolution_conf=0.60,
         requires_assertion=True, requires_entailment=True, min_support=1, min_source_quality=0.50,
         cue_words=("like", "likes", "liked", "love", "loves", "loved", "enjoy", "enjoys",
                    "enjoyed", "favorite", "favourite", "fan", "into", "adore"),
     ),
     PredicateRule(
-        "prefers", _MV, min_extract_conf=0.70, min_resolution_conf=0.60,
+        "prefers", "prefers", _MV, min_extract_conf=0.70, min_resolution_conf=0.60,
         requires_assertion=True, requires_entailment=True, min_support=1, min_source_quality=0.50,
         cue_words=("prefer", "prefers", "preferred", "preference", "rather", "instead",
                    "favorite", "favourite", "over"),
     ),
     PredicateRule(
-        "uses", _MV, min_extract_conf=0.75, min_resolution_conf=0.65,
+        "uses", "uses", _MV, min_extract_conf=0.75, min_resolution_conf=0.65,
         requires_assertion=True, requires_entailment=True, min_support=1, min_source_quality=0.50,
         cue_words=("use", "uses", "used", "using", "run", "runs", "running", "switched",
                    "installed", "rely"),
     ),
     PredicateRule(
-        "knows", _MV, min_extract_conf=0.75, min_resolution_conf=0.70,
+        "knows", "knows", _MV, min_extract_conf=0.75, min_resolution_conf=0.70,
         requires_assertion=True, requires_entailment=True, min_support=1, min_source_quality=0.50,
         cue_words=("know", "knows", "knew", "met", "friend", "friends", "colleague", "neighbor",
                    "neighbour", "mentor"),
     ),
     PredicateRule(
-        "has_skill", _MV, min_extract_conf=0.80, min_resolution_conf=0.65,
+        "has_skill", "has a skill:", _MV, min_extract_conf=0.80, min_resolution_conf=0.65,
         requires_assertion=True, requires_entailment=True, min_support=2, min_source_quality=0.75,
         cue_words=("can", "skill", "skilled", "expert", "fluent", "speak", "speaks", "proficient",
                    "experience", "experienced", "good", "certified", "know", "play", "plays", "code"),
     ),
     PredicateRule(
-        "works_on", _MV, min_extract_conf=0.75, min_resolution_conf=0.65,
+        "works_on", "works on", _MV, min_extract_conf=0.75, min_resolution_conf=0.65,
         requires_assertion=True, requires_entailment=True, min_support=1, min_source_quality=0.50,
         cue_words=("work", "works", "working", "project", "building", "build", "developing",
                    "maintain", "maintaining", "writing", "contributing"),
     ),
     PredicateRule(
-        "has_goal", _MV, min_extract_conf=0.70, min_resolution_conf=0.60,
+        "has_goal", "has a goal:", _MV, min_extract_conf=0.70, min_resolution_conf=0.60,
         requires_assertion=False, requires_entailment=True, min_support=1, min_source_quality=0.50,
         cue_words=("goal", "goals", "want", "wants", "plan", "planning", "hope", "aim", "aiming",
                    "wish", "intend", "trying", "dream"),
     ),
     PredicateRule(
-        "relationship_to", _MV, min_extract_conf=0.80, min_resolution_conf=0.75,
+        "relationship_to", "is related to", _MV, min_extract_conf=0.80, min_resolution_conf=0.75,
         requires_assertion=True, requires_entailment=True, min_support=2, min_source_quality=0.75,
         cue_words=("wife", "husband", "partner", "spouse", "married", "sister", "brother",
                    "mother", "mom", "mum", "father", "dad", "son", "daughter", "child", "friend",
@@ -136,12 +139,12 @@ _RULES = (
     # Not in the anchor's table: the proposition a promoted dream puts forward ("A is connected
     # to B"). Strict on purpose: only independent memories that name both sides can carry it.
     PredicateRule(
-        "connected_to", _MV, min_extract_conf=0.70, min_resolution_conf=0.60,
+        "connected_to", "is connected to", _MV, min_extract_conf=0.70, min_resolution_conf=0.60,
         requires_assertion=False, requires_entailment=True, min_support=2, min_source_quality=1.01,
         cue_words=(),
     ),
     PredicateRule(
-        "corrected", _AO, min_extract_conf=0.80, min_resolution_conf=0.70,
+        "corrected", "corrected:", _AO, min_extract_conf=0.80, min_resolution_conf=0.70,
         requires_assertion=True, requires_entailment=True, min_support=1, min_source_quality=0.50,
         cue_words=("actually", "correction", "correct", "wrong", "mistake", "meant", "instead"),
     ),
@@ -154,6 +157,26 @@ PREDICATE_RULES: Mapping[str, PredicateRule] = MappingProxyType({rule.predicate:
 CUE_WORDS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {rule.predicate: rule.cue_words for rule in _RULES}
 )
+
+
+# The first word of a predicate's words, said to the person ("you have a goal", not "user has").
+_SAID_TO_YOU = {"is": "are", "was": "were", "has": "have"}
+
+
+def in_words(predicate: str) -> str:
+    """How a person reads a predicate; a name no rule knows (an older graph's) loses its underscores."""
+    rule = PREDICATE_RULES.get(predicate)
+    return rule.words if rule else predicate.replace("_", " ")
+
+
+def statement_in_words(subject: str, predicate: str, object_: str) -> str:
+    """A statement as a sentence a person reads; the person themself ("user") is "you"."""
+    words = in_words(predicate)
+    if subject.casefold() != "user":
+        return f"{subject} {words} {object_}"
+    verb, _, rest = words.partition(" ")
+    verb = _SAID_TO_YOU.get(verb) or (verb[:-1] if verb.endswith("s") else verb)
+    return " ".join(part for part in ("you", verb, rest, object_) if part)
 
 
 class UnsupportedPredicateError(InvalidInputError, ValueError):

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field, ValidationError
 from starlette.datastructures import FormData
@@ -29,7 +30,7 @@ from graph.errors import ReverieError, validation_problems
 from graph.forgetting.cascade import MAX_REASON_CHARS, forget
 from graph.forgetting.models import ForgetResult
 from graph.memory.models import ClaimInput
-from graph.memory.predicates import PREDICATE_RULES
+from graph.memory.predicates import PREDICATE_RULES, in_words, statement_in_words
 from graph.memory.reflect import reflect
 from graph.recall.request import MAX_QUERY_CHARS, RecallRequest
 from graph.recall.search import recall
@@ -37,10 +38,17 @@ from scheduler.timing import next_run
 from server.context import AppContext, LiveApp
 from server.errors import logged_internal_error
 from server.models import unattended_generator
-from server.review.charts import CHART_HEIGHT, CHART_STATUSES, chart_width, night_bars
+from server.review.charts import CHART_HEIGHT, CHART_STATUSES, chart_width, dream_picture, night_bars
 from server.review.cycles import ManualCycles
 from server.review.sessions import SESSION_COOKIE, ReviewSession, SessionStore
 from server.review.throttle import SignInThrottle
+from server.review.words import (
+    CLAIM_STATUS_WORDS,
+    OUTCOME_WORDS,
+    RUN_STATUS_WORDS,
+    VERDICT_WORDS,
+    writer_words,
+)
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +61,13 @@ _TEMPLATES.env.globals["limits"] = {
     "feedback": MAX_FEEDBACK_CHARS,
     "reason": MAX_REASON_CHARS,
 }
+_TEMPLATES.env.filters["predicate_words"] = in_words
+_TEMPLATES.env.filters["statement_words"] = statement_in_words
+_TEMPLATES.env.filters["dream_picture"] = dream_picture
+_TEMPLATES.env.globals["outcome_words"] = OUTCOME_WORDS
+_TEMPLATES.env.globals["verdict_words"] = VERDICT_WORDS
+_TEMPLATES.env.globals["run_status_words"] = RUN_STATUS_WORDS
+_TEMPLATES.env.filters["writer_words"] = writer_words
 _STYLESHEET = (_HERE / "static" / "review.css").read_text(encoding="utf-8")
 # Everything the page needs is served from here; nothing loads from elsewhere, no inline script.
 _HEADERS = {
@@ -77,6 +92,17 @@ READ_ONLY = (
     "(`reverie token create --scopes read,write`)."
 )
 
+# The subject that is the person themself, as claims name them.
+PERSON = "user"
+STATEMENT_TOGETHER = (
+    "To confirm a statement, give who it is about, the relation and what together (for instance "
+    "user · likes · Saramago novels), or leave the relation and what empty to answer without one."
+)
+
+# The statement form's choices, in the order a person reads them.
+_PREDICATES = sorted(PREDICATE_RULES, key=in_words)
+_TEMPLATES.env.globals["person"] = PERSON
+
 Handler = Callable[[Request, ReviewSession], Awaitable[Response]]
 
 
@@ -88,17 +114,20 @@ class FeedbackForm(BaseModel):
     object: str | None = None
 
     def claims(self) -> list[ClaimInput]:
-        """The statement the person confirmed, in their own hand, so both confidences are full."""
-        parts = (self.subject, self.predicate, self.object)
-        if not any(parts):
+        """The statement the person confirmed, in their own hand, so both confidences are full.
+        The subject comes filled in as the person ("user"), so it alone states nothing."""
+        subject = self.subject or PERSON
+        if not (self.predicate or self.object):
+            if subject != PERSON:
+                raise _FormError(STATEMENT_TOGETHER)
             return []
-        if not all(parts):
-            raise _FormError("Give subject, predicate and object together, or leave all three empty.")
+        if not (self.predicate and self.object):
+            raise _FormError(STATEMENT_TOGETHER)
         return [
             ClaimInput(
-                subject=self.subject or "",
-                predicate=self.predicate or "",
-                object=self.object or "",
+                subject=subject,
+                predicate=self.predicate,
+                object=self.object,
                 extract_conf=1.0,
                 resolution_conf=1.0,
             )
@@ -258,7 +287,7 @@ class ReviewPage:
         _, graph = await self.graph(session)
         show_retracted = request.query_params.get("show_retracted") == "1"
         dream = await review.get_dream(graph, _path_id(request, "dream_id"), show_retracted)
-        return self.render(request, "dream.html", session, dream=dream, predicates=sorted(PREDICATE_RULES))
+        return self.render(request, "dream.html", session, dream=dream, predicates=_PREDICATES)
 
     async def feedback(self, request: Request, session: ReviewSession) -> Response:
         form = FeedbackForm.model_validate(_fields(await request.form()))
@@ -277,7 +306,7 @@ class ReviewPage:
             "dream.html",
             session,
             dream=result.dream,
-            predicates=sorted(PREDICATE_RULES),
+            predicates=_PREDICATES,
             outcome=result,
         )
 
@@ -301,7 +330,8 @@ class ReviewPage:
         return self.back_to(
             "/memory",
             session,
-            f"Recorded: “{claim.subject} {claim.predicate} {claim.object}” is now {claim.status}.",
+            f"Recorded: “{statement_in_words(claim.subject, claim.predicate, claim.object)}”: "
+            f"{CLAIM_STATUS_WORDS[claim.status]}.",
         )
 
     async def forget(self, request: Request, session: ReviewSession) -> Response:
@@ -320,7 +350,7 @@ class ReviewPage:
         app, graph = await self.graph(session)
         state = await review.overview(graph, app.settings.dreaming_defaults())
         runs = (await recent_runs(graph)).runs
-        bars = night_bars(runs)
+        bars = night_bars(runs, state.config.timezone)
         return self.render(
             request,
             "runs.html",
@@ -330,6 +360,7 @@ class ReviewPage:
             next_run=next_run(utcnow(), state.config),
             progress=progress,
             bars=bars,
+            zone=ZoneInfo(state.config.timezone),
             chart_width=chart_width(bars),
             chart_height=CHART_HEIGHT,
             chart_statuses=CHART_STATUSES,

@@ -21,7 +21,8 @@ CHART_STATUSES = (
 )
 CHART_HEIGHT = 120
 BAR_WIDTH = 22
-BAR_GAP = 10
+# Room between bars for a label as wide as "06:41:10" under each.
+BAR_GAP = 22
 
 
 @dataclass(frozen=True)
@@ -107,12 +108,17 @@ def chart_width(bars: Sequence[NightBar]) -> int:
 # Wide for a desktop (a row), tall for a phone (a column, drawn at about its real size so its
 # words stay readable); review.css shows one of them.
 PICTURE_WIDE_WIDTH = 600
-PICTURE_WIDE_HEIGHT = 150
+PICTURE_RADIUS = 30
+# The row's line near the top: the dream's why is printed just above the picture, not in it.
+WIDE_LINE_Y = 40
 PICTURE_TALL_WIDTH = 340
-TALL_STEP = 64
+TALL_STEP = 72
 WIDE_MARGIN = 90
-# An SVG word of 11-12 px is about this wide, on average; a snippet is cut to fit its space.
-CHAR_PX = 6.5
+TALL_X = 40
+# Where a column's snippet starts, right of its circle.
+TALL_SNIPPET_X = TALL_X + PICTURE_RADIUS + 12
+# A character of 12-13 px is about this wide, on average; a snippet is cut to fit its space.
+CHAR_PX = 7.5
 
 
 @dataclass(frozen=True)
@@ -150,8 +156,12 @@ def dream_picture(sources: Sequence[DreamSource]) -> DreamPicture | None:
     wide, tall = [], []
     for index, source in enumerate(sources):
         day, year = (source.at.strftime("%-d %b"), source.at.strftime("%Y")) if source.at else ("undated", "")
-        wide_snippet = _snippet(source.text, min(step, 220) - 8)
-        tall_snippet = _snippet(source.text, PICTURE_TALL_WIDTH - 84)
-        wide.append(PictureNode(WIDE_MARGIN + step * index, 70, day, year, wide_snippet, source.active))
-        tall.append(PictureNode(40, 34 + TALL_STEP * index, day, year, tall_snippet, source.active))
-    return DreamPicture(tuple(wide), tuple(tall), radius=26, tall_height=TALL_STEP * len(sources) + 8)
+        wide_snippet = _snippet(source.text, min(step, 2 * WIDE_MARGIN) - 8)
+        tall_snippet = _snippet(source.text, PICTURE_TALL_WIDTH - TALL_SNIPPET_X - 16)
+        wide.append(
+            PictureNode(WIDE_MARGIN + step * index, WIDE_LINE_Y, day, year, wide_snippet, source.active)
+        )
+        tall.append(
+            PictureNode(TALL_X, TALL_STEP // 2 + TALL_STEP * index, day, year, tall_snippet, source.active)
+        )
+    return DreamPicture(tuple(wide), tuple(tall), radius=PICTURE_RADIUS, tall_height=TALL_STEP * len(sources))

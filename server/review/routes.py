@@ -42,13 +42,7 @@ from server.review.charts import CHART_HEIGHT, CHART_STATUSES, chart_width, drea
 from server.review.cycles import ManualCycles
 from server.review.sessions import SESSION_COOKIE, ReviewSession, SessionStore
 from server.review.throttle import SignInThrottle
-from server.review.words import (
-    CLAIM_STATUS_WORDS,
-    OUTCOME_WORDS,
-    RUN_STATUS_WORDS,
-    VERDICT_WORDS,
-    writer_words,
-)
+from server.review.words import CLAIM_STATUS_WORDS, PAGE_WORDS, writer_words
 
 log = logging.getLogger(__name__)
 
@@ -61,13 +55,13 @@ _TEMPLATES.env.globals["limits"] = {
     "feedback": MAX_FEEDBACK_CHARS,
     "reason": MAX_REASON_CHARS,
 }
-_TEMPLATES.env.filters["predicate_words"] = in_words
-_TEMPLATES.env.filters["statement_words"] = statement_in_words
-_TEMPLATES.env.filters["dream_picture"] = dream_picture
-_TEMPLATES.env.globals["outcome_words"] = OUTCOME_WORDS
-_TEMPLATES.env.globals["verdict_words"] = VERDICT_WORDS
-_TEMPLATES.env.globals["run_status_words"] = RUN_STATUS_WORDS
-_TEMPLATES.env.filters["writer_words"] = writer_words
+_TEMPLATES.env.globals.update(PAGE_WORDS)
+_TEMPLATES.env.filters.update(
+    predicate_words=in_words,
+    statement_words=statement_in_words,
+    writer_words=writer_words,
+    dream_picture=dream_picture,
+)
 _STYLESHEET = (_HERE / "static" / "review.css").read_text(encoding="utf-8")
 # Everything the page needs is served from here; nothing loads from elsewhere, no inline script.
 _HEADERS = {

@@ -62,3 +62,28 @@ def writer_words(generator: str) -> str:
     if colon and host in _HOSTS:
         return f"{_HOSTS[host]} ({name})"
     return _FINDERS.get(generator.rsplit("-v", 1)[0], generator)
+
+
+# The dreams list's filters that are not one status.
+QUEUE_WORDS: Mapping[str, str] = MappingProxyType({"open": "to answer", "all": "all"})
+
+# What a memory is, as a dream or a search shows it.
+MEMORY_KIND_WORDS: Mapping[str, str] = MappingProxyType(
+    {"fragment": "what was said", "claim": "a statement", "fact": "a fact", "forgotten": "forgotten"}
+)
+# How a search found a memory.
+LANE_WORDS: Mapping[str, str] = MappingProxyType(
+    {"lexical": "its words", "semantic": "its meaning", "date": "its date", "context": "the conversation"}
+)
+
+# Every mapping above, under the name the templates read it by.
+PAGE_WORDS: Mapping[str, Mapping[str, str]] = MappingProxyType(
+    {
+        "outcome_words": OUTCOME_WORDS,
+        "verdict_words": VERDICT_WORDS,
+        "run_status_words": RUN_STATUS_WORDS,
+        "queue_words": QUEUE_WORDS,
+        "memory_kind_words": MEMORY_KIND_WORDS,
+        "lane_words": LANE_WORDS,
+    }
+)

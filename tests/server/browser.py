@@ -38,7 +38,9 @@ def browser() -> Iterator[WebDriver]:
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
     size = f"--window-size={DESKTOP[0]},{DESKTOP[1]}"
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", size):
+    # Scrollbars drawn over the page, as on a phone, so the page has the window's whole width.
+    arguments = ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--hide-scrollbars", size)
+    for argument in arguments:
         options.add_argument(argument)
     # An explicit driver path keeps Selenium Manager from trying to download one.
     driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))

@@ -56,34 +56,44 @@ def show(page: WebDriver, shots: Path, name: str) -> None:
     """The view at each width: it fits, reads in words, and is screenshot."""
     for size_name, size in SIZES.items():
         page.set_window_size(*size)
-        width = page.execute_script("return document.documentElement.scrollWidth")
-        assert width <= size[0], (name, size_name, width)
+        beyond = page.execute_script(
+            """const width = document.documentElement.clientWidth;
+               return [...document.querySelectorAll('main *')]
+                 .filter(e => e.getBoundingClientRect().right > width + 0.5)
+                 .map(e => e.tagName + ' ' + (e.getAttribute('class') || ''))"""
+        )
+        assert not beyond, (name, size_name, beyond)
         shown = text_of(page)
         assert not RAW_NAME.findall(shown), (name, RAW_NAME.findall(shown))
         screenshot(page, shots, f"{name}-{size_name}")
 
 
 def picture_labels(page: WebDriver) -> list[dict[str, float | str]]:
-    """The date labels of the dream's picture as drawn now: text, top and height on screen."""
+    """The date labels of the dream's picture as drawn now: text, middle, top and height on screen."""
     labels: list[dict[str, float | str]] = page.execute_script(
         """return [...document.querySelectorAll('svg.link text.day')]
              .filter(t => t.getBoundingClientRect().height > 0)
-             .map(t => ({text: t.textContent, top: t.getBoundingClientRect().top,
-                         height: t.getBoundingClientRect().height}))"""
+             .map(t => [t.textContent, t.getBoundingClientRect()])
+             .map(([text, box]) => ({text, middle: box.left + box.width / 2, top: box.top,
+                                     height: box.height}))"""
     )
     return labels
 
 
 def read_picture(page: WebDriver, sources: int) -> None:
-    """At both widths: one date per memory, all at one height, big enough to read."""
-    for size in SIZES.values():
+    """At both widths: one date per memory, all on one line (a row on a desktop, a column on a
+    phone), big enough to read."""
+    for size, along in ((DESKTOP, "top"), (PHONE, "middle")):
         page.set_window_size(*size)
         labels = picture_labels(page)
         assert len(labels) == sources, labels
-        assert len({round(float(label["top"])) for label in labels}) == 1, labels
+        places = [float(label[along]) for label in labels]
+        assert max(places) - min(places) < 2, labels
         assert min(float(label["height"]) for label in labels) >= 11, labels
-        drawn = page.find_element(By.CSS_SELECTOR, "svg.link").get_attribute("textContent") or ""
-        assert "fragment" not in drawn
+        drawn = [
+            svg.get_attribute("textContent") or "" for svg in page.find_elements(By.CSS_SELECTOR, "svg.link")
+        ]
+        assert not any("fragment" in words for words in drawn)
 
 
 async def link_dream(call: CallTool) -> str:
@@ -136,6 +146,9 @@ async def test_every_view_reads_in_words_at_both_widths_and_is_screenshot(
         show(page, shots, f"dream-{kind}")
 
     page.get(f"{http_server.base}/review/memory?q=kayak")
+    show(page, shots, "memory-search")
+    page.get(f"{http_server.base}/review/memory")
+    assert "user likes jazz" in text_of(page)
     show(page, shots, "memory")
     page.get(f"{http_server.base}/review/runs")
     show(page, shots, "nights")

@@ -342,7 +342,7 @@ class ReviewPage:
         # announced beside a chart without it).
         progress = self.cycles.look(session.profile)
         app, graph = await self.graph(session)
-        state = await review.overview(graph, app.settings.dreaming_defaults())
+        state = await review.overview(graph, app.settings.dreaming_defaults(), app.scheduler_kind)
         runs = (await recent_runs(graph)).runs
         bars = night_bars(runs, state.config.timezone)
         return self.render(
@@ -352,6 +352,7 @@ class ReviewPage:
             runs=runs,
             config=state.config,
             next_run=next_run(utcnow(), state.config),
+            next_night=state.next_night,
             progress=progress,
             bars=bars,
             zone=ZoneInfo(state.config.timezone),

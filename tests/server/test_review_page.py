@@ -279,6 +279,14 @@ async def test_a_manual_cycle_started_in_the_page_is_followed_to_its_night(
     nights = [label.text for label in page.find_elements(By.CSS_SELECTOR, "figure.nights text.night")]
     assert nights == [night]
 
+    # Nights on: this HTTP server runs a scheduler, so the page says when and who keeps them.
+    assert "Nightly dreaming is off" in text_of(page)
+    await call("configure_dreaming", enabled=True)
+    page.get(f"{http_server.base}/review/runs")
+    assert "Next dreaming:" in text_of(page)
+    outlook = page.find_element(By.CSS_SELECTOR, "[data-next-night]")
+    assert outlook.get_attribute("data-next-night") == "will-run" and "keeps this profile" in outlook.text
+
 
 async def test_the_page_fits_a_phone(page: WebDriver, http_server: HttpServer, call: CallTool) -> None:
     await remember_all(call)

@@ -10,7 +10,11 @@ claims became a fact (`PROMOTED_FROM`), whatever that fact's status is now.
 
 from __future__ import annotations
 
+from graph.dreams.history_queries import history_entry
 from graph.scope import ScopedQuery
+
+_BECAME_FACT = """actor: $actor, reason: 'what the person confirmed became a fact', evidence_ids: facts,
+                  evidence_changes: [fact IN facts | 'became_fact']"""
 
 
 def backs_a_fact(dream: str, claim_filter: str = "true") -> str:
@@ -64,14 +68,22 @@ CONFIRMED_NOW_MEMORY = ScopedQuery(
     """,
 )
 # Writing a property first locks each dream, so an answer the person gives meanwhile is applied
-# before or after, never lost: a dream no longer confirmed once locked is left as it is.
+# before or after, never lost: a dream no longer confirmed once locked is left as it is. Its
+# history names who moved it (`$actor`) and the facts its confirmation became.
 PROMOTE_CONFIRMED = ScopedQuery(
     "promote_confirmed",
-    """
+    f"""
     UNWIND $ids AS dream_id
-    MATCH (d:Dream {profile_id: $profile_id, id: dream_id})
+    MATCH (d:Dream {{profile_id: $profile_id, id: dream_id}})
     SET d.lock_touched_at = $now
     WITH d WHERE d.status = 'confirmed'
+    WITH d, COLLECT {{
+        MATCH (d)-[:FEEDBACK_EVIDENCE]->(:SourceFragment {{profile_id: $profile_id}})
+              <-[:SUPPORTED_BY]-(:Claim {{profile_id: $profile_id}})
+              <-[:PROMOTED_FROM]-(x:Fact {{profile_id: $profile_id}})
+        RETURN DISTINCT x.id
+    }} AS facts
+    {history_entry("d", "'promoted'", _BECAME_FACT)}
     SET d.status = 'promoted', d.updated_at = $now
     RETURN d.id AS id
     """,

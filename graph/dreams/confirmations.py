@@ -21,7 +21,7 @@ from datetime import datetime
 from graph.access import ProfileGraph, ProfileTx
 from graph.clock import utcnow
 from graph.dreams import confirmation_queries as q
-from graph.dreams.models import ConfirmedClaim, Dream, DreamConfirmation, DreamStatus
+from graph.dreams.models import ConfirmedClaim, Dream, DreamConfirmation, DreamStatus, HistoryActor
 from graph.memory.models import ClaimResult, ClaimStatus, PromotionOutcome, Verdict
 from graph.memory.policy import Gate
 from graph.memory.predicates import PREDICATE_RULES
@@ -172,14 +172,18 @@ async def _taken_in(tx: ProfileTx, claim_ids: Sequence[str] | None) -> list[str]
     return ids_of(await tx.run(q.CONFIRMED_NOW_MEMORY, claim_ids=claim_ids, batch=SETTLE_BATCH))
 
 
-async def _promote_in(tx: ProfileTx, dream_ids: Sequence[str], now: datetime) -> list[str]:
-    return ids_of(await tx.run(q.PROMOTE_CONFIRMED, ids=dream_ids, now=now))
+async def _promote_in(
+    tx: ProfileTx, dream_ids: Sequence[str], now: datetime, actor: HistoryActor
+) -> list[str]:
+    return ids_of(await tx.run(q.PROMOTE_CONFIRMED, ids=dream_ids, now=now, actor=actor.value))
 
 
-async def _settle(graph: ProfileGraph, claim_ids: Sequence[str] | None, now: datetime) -> list[str]:
+async def _settle(
+    graph: ProfileGraph, claim_ids: Sequence[str] | None, now: datetime, actor: HistoryActor
+) -> list[str]:
     # Read first: most facts back no dream, and a read costs less than a write transaction.
     taken = await graph.read(_taken_in, claim_ids)
-    return await graph.write(_promote_in, taken, now) if taken else []
+    return await graph.write(_promote_in, taken, now, actor) if taken else []
 
 
 async def settle_confirmed(
@@ -190,7 +194,7 @@ async def settle_confirmed(
     promoted = [claim.claim_id for claim in claims if claim.outcome is PromotionOutcome.PROMOTED]
     if not promoted:
         return []
-    return await _settle(graph, promoted, now or utcnow())
+    return await _settle(graph, promoted, now or utcnow(), HistoryActor.MEMORY)
 
 
 async def promote_taken(graph: ProfileGraph, now: datetime, apply: bool) -> int:
@@ -200,7 +204,7 @@ async def promote_taken(graph: ProfileGraph, now: datetime, apply: bool) -> int:
         return len(await graph.read(_taken_in, None))
     moved = 0
     while True:
-        batch = await _settle(graph, None, now)
+        batch = await _settle(graph, None, now, HistoryActor.RE_EVALUATION)
         moved += len(batch)
         if len(batch) < SETTLE_BATCH:
             return moved

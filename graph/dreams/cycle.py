@@ -136,17 +136,47 @@ async def _reflect(tx: ProfileTx) -> dict[str, int]:
     return (await count_health(tx, cutoff=None)).model_dump()
 
 
-def evaluate_dream(dream: OpenDream) -> tuple[DreamStatus, str | None]:
-    """What re-evaluation makes of one open dream: stale (with the reason) once any source is no
-    longer active or gone, else it stays as it is. Only the person reinforces a dream: a night that
-    merely found its sources intact has learnt nothing to reinforce it with."""
-    gone = [f"{source_id} is {status}" for source_id, status in dream.sources if status != "active"]
+@dataclass(frozen=True)
+class Evaluation:
+    """What re-evaluation makes of one open dream: its status, and when that changes, why: for the
+    host (`stale_reason`, with ids), for a person (`history`), and the sources that moved it."""
+
+    status: DreamStatus
+    stale_reason: str | None = None
+    history: str | None = None
+    evidence: tuple[tuple[str, str], ...] = ()  # (memory id, what became of it)
+
+    def update(self, dream_id: str) -> dict[str, Any]:
+        """This dream's row of `APPLY_EVALUATIONS`."""
+        return {
+            "id": dream_id,
+            "status": self.status.value,
+            "reason": self.stale_reason,
+            "history": self.history,
+            "evidence_ids": [memory_id for memory_id, _ in self.evidence],
+            "evidence_changes": [change for _, change in self.evidence],
+        }
+
+
+def evaluate_dream(dream: OpenDream) -> Evaluation:
+    """Stale once any source is no longer active or gone, saying which; else it stays as it is.
+    Only the person reinforces a dream: a night that merely found its sources intact has learnt
+    nothing to reinforce it with. Memories said since that bear on a dream are not looked for:
+    a dream changes only for what became of its own sources."""
+    evidence = tuple((source_id, status) for source_id, status in dream.sources if status != "active")
+    gone = [f"{source_id} is {status}" for source_id, status in evidence]
     missing = dream.source_count - len(dream.sources)
     if missing > 0:
         gone.append(f"{missing} source(s) deleted")
-    if gone:
-        return DreamStatus.STALE, "sources no longer active: " + "; ".join(gone)
-    return dream.status, None
+    if not gone:
+        return Evaluation(dream.status)
+    changes = sorted({status for _, status in evidence} | ({"deleted"} if missing > 0 else set()))
+    count = len(evidence) + max(missing, 0)
+    history = (
+        f"{'a memory it cites was' if count == 1 else f'{count} memories it cites were'} "
+        f"{' or '.join(changes)}"
+    )
+    return Evaluation(DreamStatus.STALE, "sources no longer active: " + "; ".join(gone), history, evidence)
 
 
 async def _reevaluate_batch(
@@ -159,10 +189,10 @@ async def _reevaluate_batch(
     counts = {"evaluated": len(dreams), "went_stale": 0}
     updates = []
     for dream in dreams:
-        status, reason = evaluate_dream(dream)
-        assert status in TRANSITIONS[dream.status] or status is dream.status
-        counts["went_stale"] += status is DreamStatus.STALE
-        updates.append({"id": dream.id, "status": status.value, "reason": reason})
+        evaluation = evaluate_dream(dream)
+        assert evaluation.status in TRANSITIONS[dream.status] or evaluation.status is dream.status
+        counts["went_stale"] += evaluation.status is DreamStatus.STALE
+        updates.append(evaluation.update(dream.id))
     if apply and updates:
         await tx.run(q.APPLY_EVALUATIONS, updates=updates, now=now)
     return [dream.id for dream in dreams], counts

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from graph.dreams.models import DreamStatus, FeedbackDecision, PromotionStage
+from graph.dreams.models import DreamStatus, FeedbackDecision, HistoryActor, PromotionStage
 from graph.errors import InvalidTransitionError
 
 _P, _R, _S = DreamStatus.PROPOSED, DreamStatus.REINFORCED, DreamStatus.STALE
@@ -72,3 +72,14 @@ def next_status(dream_id: str, current: DreamStatus, decision: FeedbackDecision)
 def status_after(outcome: PromotionStage) -> DreamStatus:
     """The status a confirmation leaves: promoted only when memory took it."""
     return _D if outcome in TAKEN else _C
+
+
+def status_by(
+    status: DreamStatus, last_to: DreamStatus | None, last_actor: HistoryActor | None
+) -> HistoryActor | None:
+    """Who set a dream's status: the actor of the last entry of its history when that entry set
+    it; else an earlier version did without recording it (unknown). None while it is proposed,
+    as it was made: no change leads back there."""
+    if last_actor is not None and last_to is status:
+        return last_actor
+    return None if status is _P else HistoryActor.UNKNOWN

@@ -31,6 +31,9 @@ STATUS_WORDS = (
 )
 
 
+STATUS_BY_WORDS = "Who set the status (as in its history's actor); null while proposed"
+
+
 def sources_key(ids: Sequence[str]) -> str:
     """A dream's `pair_key`: its sources' ids, sorted, so no two dreams cite the same memories."""
     return "|".join(sorted(ids))
@@ -78,10 +81,35 @@ class DreamSource(Frozen):
     at: datetime | None = Field(default=None, description="When it happened, else when it was stored")
 
 
+# Who changed a dream's status (no docstring: tools/list would repeat it).
+class HistoryActor(StrEnum):
+    PERSON = "person"  # their answer: resolve_dream_feedback, the review page, a promotion
+    RE_EVALUATION = "re_evaluation"  # the cycle, for what it found in memory
+    MEMORY = "memory"  # a memory write outside a cycle: a forget, a confirmed claim becoming a fact
+    UNKNOWN = "unknown"  # an earlier version changed it and did not record who
+
+
+HISTORY_ACTOR_WORDS = (
+    "person: the person's answer; re_evaluation: the nightly cycle, for what it found in memory; "
+    "memory: a forget, or a confirmed claim that became a fact; unknown: an earlier version, "
+    "which did not record who"
+)
+
+
+# A memory whose change moved a dream (no docstring: tools/list would repeat it).
+class HistoryEvidence(Frozen):
+    memory_id: str
+    change: str = Field(description="What became of it: retracted, superseded, forgotten, became_fact, ...")
+    text: str = Field(default="", description="Its words, shortened; empty once forgotten or retracted")
+
+
 class FeedbackEntry(Frozen):
     at: datetime
-    decision: FeedbackDecision
+    actor: HistoryActor = Field(default=HistoryActor.UNKNOWN, description=HISTORY_ACTOR_WORDS)
+    decision: FeedbackDecision | None = Field(description="The person's answer; null when memory moved it")
     feedback: str | None
+    reason: str | None = Field(default=None, description="Why, in words, when memory moved it")
+    evidence: list[HistoryEvidence] = Field(default_factory=list, description="The memories that moved it")
     from_status: DreamStatus
     to_status: DreamStatus
 
@@ -181,6 +209,7 @@ class DreamSummary(Frozen):
     hypothesis: str
     why: str | None = None
     status: DreamStatus = Field(description=STATUS_WORDS)
+    status_by: HistoryActor | None = Field(default=None, description=STATUS_BY_WORDS)
     likelihood: float
     confidence: float
     created_at: datetime

@@ -8,9 +8,11 @@ of the index's last property; without it Neo4j scans every profile's nodes of th
 
 from __future__ import annotations
 
+from graph.dreams.history_queries import HISTORY_FIELDS, history_entry
 from graph.scope import ScopedQuery
 
 OPEN_STATUSES = "['proposed', 'reinforced']"
+
 
 # --- candidate pairs for the dream phase ---------------------------------------------------
 
@@ -249,11 +251,19 @@ OPEN_DREAMS_BATCH = ScopedQuery(
            [x IN collect(s) | {{id: x.id, status: x.status}}] AS sources
     """,
 )
+_REEVALUATED = """actor: 're_evaluation', reason: update.history, evidence_ids: update.evidence_ids,
+                 evidence_changes: update.evidence_changes"""
+# A dream whose status changes gets an entry in its history saying why (`update.history`), with
+# the sources that moved it; one re-evaluation left as it was only notes when it was evaluated.
 APPLY_EVALUATIONS = ScopedQuery(
     "apply_evaluations",
-    """
+    f"""
     UNWIND $updates AS update
-    MATCH (d:Dream {profile_id: $profile_id, id: update.id})
+    MATCH (d:Dream {{profile_id: $profile_id, id: update.id}})
+    CALL (d, update) {{
+        WITH d, update WHERE update.status <> d.status
+        {history_entry("d", "update.status", _REEVALUATED)}
+    }}
     SET d.updated_at = CASE WHEN update.status <> d.status THEN $now ELSE d.updated_at END,
         d.status = update.status, d.last_evaluated_at = $now,
         d.stale_reason = coalesce(update.reason, d.stale_reason)
@@ -415,14 +425,18 @@ LIST_DREAMS = ScopedQuery(
       AND (size($kinds) = 0 OR coalesce(d.kind, 'link') IN $kinds)
       AND ($before IS NULL OR d.created_at < $before OR (d.created_at = $before AND d.id < $before_id))
     RETURN d {.id, .hypothesis, .why, .status, .likelihood, .confidence, .created_at, .run_id,
-              kind: coalesce(d.kind, 'link')} AS dream
+              kind: coalesce(d.kind, 'link')} AS dream,
+           COLLECT {
+               MATCH (d)-[:HAS_FEEDBACK]->(fb:DreamFeedback {profile_id: $profile_id})
+               RETURN fb {.to_status, actor: coalesce(fb.actor, 'unknown')} ORDER BY fb.at DESC LIMIT 1
+           } AS last_change
     ORDER BY d.created_at DESC, d.id DESC LIMIT $limit
     """,
 )
 GET_DREAM = ScopedQuery(
     "get_dream",
-    """
-    MATCH (d:Dream {profile_id: $profile_id, id: $id})
+    f"""
+    MATCH (d:Dream {{profile_id: $profile_id, id: $id}})
     OPTIONAL MATCH (d)-[:DREAMED_FROM]->(s)
     WITH d, s ORDER BY coalesce(s.occurred_at, s.recorded_at, s.created_at)
     WITH d, collect(s) AS sources
@@ -431,17 +445,18 @@ GET_DREAM = ScopedQuery(
     WITH d, sources, collect(fb) AS feedback
     OPTIONAL MATCH (d)-[:HAS_REVISION]->(rv)
     WITH d, sources, feedback, rv ORDER BY rv.at
-    RETURN d {.*, kind: coalesce(d.kind, 'link')} AS dream,
-           [s IN sources | {kind: CASE WHEN s:Fact THEN 'fact' WHEN s:Claim THEN 'claim'
+    RETURN d {{.*, kind: coalesce(d.kind, 'link')}} AS dream,
+           [s IN sources | {{kind: CASE WHEN s:Fact THEN 'fact' WHEN s:Claim THEN 'claim'
                                        WHEN s:Forgotten THEN 'forgotten' ELSE 'fragment' END,
                             id: s.id, text: coalesce(left(s.text, 200), ''),
                             active: coalesce(s.status = 'active', false),
                             status: coalesce(s.status, 'active'),
-                            at: coalesce(s.occurred_at, s.recorded_at, s.created_at)}] AS sources,
-           [x IN feedback | x {.at, .decision, .feedback, .from_status, .to_status}] AS feedback,
-           [x IN collect(rv) | x {.at, .generator, .hypothesis, .why, .what_if, .possible_outcome,
-                                  .statement}] AS revisions,
-           COLLECT { MATCH (d)-[:BUILDS_ON]->(e:Dream {profile_id: $profile_id}) RETURN e.id } AS builds_on
+                            at: coalesce(s.occurred_at, s.recorded_at, s.created_at)}}] AS sources,
+           [x IN feedback | {HISTORY_FIELDS}] AS feedback,
+           [x IN collect(rv) | x {{.at, .generator, .hypothesis, .why, .what_if, .possible_outcome,
+                                  .statement}}] AS revisions,
+           COLLECT {{ MATCH (d)-[:BUILDS_ON]->(e:Dream {{profile_id: $profile_id}}) RETURN e.id }}
+           AS builds_on
     """,
 )
 # Writing a property first locks the dream, so concurrent feedback is applied one at a time.
@@ -465,11 +480,9 @@ LOCK_DREAM = ScopedQuery(
 )
 APPEND_FEEDBACK = ScopedQuery(
     "append_feedback",
-    """
-    MATCH (d:Dream {profile_id: $profile_id, id: $id})
-    CREATE (fb:DreamFeedback {profile_id: $profile_id, id: $feedback_id, at: $now, decision: $decision,
-                              feedback: $feedback, from_status: d.status, to_status: $to_status})
-    CREATE (d)-[:HAS_FEEDBACK]->(fb)
+    f"""
+    MATCH (d:Dream {{profile_id: $profile_id, id: $id}})
+    {history_entry("d", "$to_status", "actor: 'person', decision: $decision, feedback: $feedback")}
     SET d.status = $to_status, d.updated_at = $now
     """,
 )

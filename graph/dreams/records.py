@@ -17,6 +17,7 @@ from typing import Any, Final, Literal
 
 from pydantic import TypeAdapter
 
+from graph.dreams.lifecycle import status_by
 from graph.dreams.models import (
     Dream,
     DreamKind,
@@ -24,6 +25,7 @@ from graph.dreams.models import (
     DreamRevision,
     DreamStatus,
     DreamSummary,
+    HistoryActor,
     MergeState,
     PhaseReport,
     RunStatus,
@@ -359,8 +361,17 @@ class LockedDream:
 
 
 def dream_summary_from_row(row: Row) -> DreamSummary:
-    """From `LIST_DREAMS`."""
-    return DreamSummary.model_validate(row["dream"])
+    """From `LIST_DREAMS`: the dream, and who set its status by its last history entry."""
+    dream = DreamSummary.model_validate(row["dream"])
+    last = row["last_change"][0] if row["last_change"] else None
+    return dream.model_copy(update={"status_by": _status_set_by(dream.status, last)})
+
+
+def _status_set_by(status: DreamStatus, last: Mapping[str, Any] | None) -> HistoryActor | None:
+    """Who set `status`, by the last entry of the dream's history (None: it has none)."""
+    if last is None:
+        return status_by(status, None, None)
+    return status_by(status, DreamStatus(last["to_status"]), HistoryActor(last["actor"]))
 
 
 _DREAM_PARTS = ("sources", "feedback", "revisions", "statement", "builds_on", "merge")

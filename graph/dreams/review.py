@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -91,7 +90,27 @@ async def _read_dream(tx: ProfileTx, dream_id: str, show_retracted: bool = False
         raise NotFoundError("dream", dream_id)
     dream = dream_from_row(row)
     dream = dream.model_copy(update={"confirmation": await confirmation_in(tx, dream)})
-    return dream if show_retracted else _without_retracted_words(dream)
+    return _with_evidence_words(dream if show_retracted else _without_retracted_words(dream))
+
+
+def _with_evidence_words(dream: Dream) -> Dream:
+    """Each memory its history names, with its words as the dream shows them: a source's (none
+    once forgotten, nor once retracted unless asked for), or the statement of a fact its
+    confirmation became. Only ids are stored in the history, so a forget erases no word twice."""
+    words = {source.id: source.text for source in dream.sources}
+    if dream.confirmation is not None:
+        words |= {claim.fact_id: claim.statement for claim in dream.confirmation.claims if claim.fact_id}
+    history = [
+        entry.model_copy(
+            update={
+                "evidence": [
+                    item.model_copy(update={"text": words.get(item.memory_id, "")}) for item in entry.evidence
+                ]
+            }
+        )
+        for entry in dream.feedback
+    ]
+    return dream.model_copy(update={"feedback": history})
 
 
 def _without_retracted_words(dream: Dream) -> Dream:
@@ -286,7 +305,6 @@ async def _record_verdict(tx: ProfileTx, verdict: _Verdict) -> FeedbackResult:
     await tx.run(
         q.APPEND_FEEDBACK,
         id=verdict.dream_id,
-        feedback_id=str(uuid.uuid4()),
         now=verdict.at,
         decision=verdict.decision.value,
         feedback=verdict.feedback,

@@ -108,7 +108,12 @@ async def _erase(tx: ProfileTx, doomed: _Doomed, reason: str | None, now: dateti
     ]
     reopened = ids_of(await tx.run(q.DROP_CLARIFICATIONS, ids=params["claims"] + params["facts"]))
     await tx.run(
-        q.ERASE_DREAMS, ids=params["dreams"], hypothesis=ERASED_HYPOTHESIS, reason=ERASED_REASON, now=now
+        q.ERASE_DREAMS,
+        ids=params["dreams"],
+        forgotten=params["fragments"] + params["claims"] + params["facts"],
+        hypothesis=ERASED_HYPOTHESIS,
+        reason=ERASED_REASON,
+        now=now,
     )
     slots: list[str] = []
     for query, kind in (

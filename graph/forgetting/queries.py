@@ -7,6 +7,8 @@ same id takes its place, holding only what keeps the graph's history readable.
 
 from __future__ import annotations
 
+from graph.dreams.history_queries import history_entry
+from graph.dreams.queries import OPEN_STATUSES
 from graph.scope import ScopedQuery
 
 # What each requested id names in this profile (kind null when nothing), and whether it is
@@ -108,48 +110,54 @@ DROP_CLARIFICATIONS = ScopedQuery(
     RETURN c.id AS id
     """,
 )
+_FORGOTTEN = """actor: 'memory', reason: $reason,
+                evidence_ids: [s IN sources WHERE s.id IN $forgotten | s.id],
+                evidence_changes: [s IN sources WHERE s.id IN $forgotten | 'forgotten']"""
 # A dream that cited a forgotten memory keeps its place in the history (id, pair, scores, run,
 # who wrote it, the decisions taken on it) and loses every text: its statement and its earlier
-# words (revisions) too. An open one becomes stale.
+# words (revisions) too. An open one becomes stale, and its history says which of its memories
+# (`$forgotten`) were forgotten.
 ERASE_DREAMS = ScopedQuery(
     "erase_dreams",
-    """
+    f"""
     UNWIND $ids AS dream_id
-    MATCH (d:Dream {profile_id: $profile_id, id: dream_id})
-    CALL (d) {
+    MATCH (d:Dream {{profile_id: $profile_id, id: dream_id}})
+    CALL (d) {{
         OPTIONAL MATCH (d)-[:HAS_REVISION]->(rv)
         DETACH DELETE rv
-    }
+    }}
     OPTIONAL MATCH (d)-[:DREAMED_FROM]->(s)
     WITH d, collect(s) AS sources
     OPTIONAL MATCH (d)-[:HAS_FEEDBACK]->(fb)
     WITH d, sources, collect(fb) AS feedback,
-         COLLECT { MATCH (d)-[:BUILDS_ON]->(e:Dream {profile_id: $profile_id}) RETURN e.id } AS earlier,
-         COLLECT { MATCH (d)<-[:BUILDS_ON]-(l:Dream {profile_id: $profile_id}) RETURN l.id } AS later,
-         d {.id, .pair_key, .likelihood, .confidence, .generator, .run_id, .created_at, .source_count,
-            .status, .kind} AS kept
+         COLLECT {{ MATCH (d)-[:BUILDS_ON]->(e:Dream {{profile_id: $profile_id}}) RETURN e.id }} AS earlier,
+         COLLECT {{ MATCH (d)<-[:BUILDS_ON]-(l:Dream {{profile_id: $profile_id}}) RETURN l.id }} AS later,
+         d {{.id, .pair_key, .likelihood, .confidence, .generator, .run_id, .created_at, .source_count,
+            .status, .kind}} AS kept
     DETACH DELETE d
-    CREATE (n:Dream {profile_id: $profile_id, profile_key: $profile_key, id: kept.id, kind: kept.kind,
+    CREATE (n:Dream {{profile_id: $profile_id, profile_key: $profile_key, id: kept.id, kind: kept.kind,
                      pair_key: kept.pair_key, likelihood: kept.likelihood, confidence: kept.confidence,
                      generator: kept.generator, run_id: kept.run_id, created_at: kept.created_at,
                      source_count: kept.source_count, hypothesis: $hypothesis, what_if: '',
                      possible_outcome: '', rationale: '', updated_at: $now, stale_reason: $reason,
                      status: CASE WHEN kept.status IN ['proposed', 'reinforced'] THEN 'stale'
-                                  ELSE kept.status END})
+                                  ELSE kept.status END}})
     FOREACH (s IN sources | CREATE (n)-[:DREAMED_FROM]->(s))
     FOREACH (fb IN feedback | CREATE (n)-[:HAS_FEEDBACK]->(fb) SET fb.feedback = null)
+    FOREACH (open IN CASE WHEN kept.status IN {OPEN_STATUSES} THEN [1] ELSE [] END |
+        {history_entry("n", "'stale'", _FORGOTTEN, from_status="kept.status")})
     WITH n, earlier, later
     // By id: a dream this one builds on may be erased (and made anew) in this same query.
-    CALL (n, earlier) {
+    CALL (n, earlier) {{
         UNWIND earlier AS earlier_id
-        MATCH (e:Dream {profile_id: $profile_id, id: earlier_id})
+        MATCH (e:Dream {{profile_id: $profile_id, id: earlier_id}})
         MERGE (n)-[:BUILDS_ON]->(e)
-    }
-    CALL (n, later) {
+    }}
+    CALL (n, later) {{
         UNWIND later AS later_id
-        MATCH (l:Dream {profile_id: $profile_id, id: later_id})
+        MATCH (l:Dream {{profile_id: $profile_id, id: later_id}})
         MERGE (l)-[:BUILDS_ON]->(n)
-    }
+    }}
     RETURN count(n) AS erased
     """,
 )

@@ -16,9 +16,10 @@ TIME_FILTER: Final = """
     AND ($valid_at IS NULL OR node.valid_to IS NULL OR node.valid_to > $valid_at)
 """
 # What recall shows of an open dream: its hypothesis and every memory it cites.
-_RELATED_DREAM_FIELDS = (
-    "d {.id, .hypothesis, .status, .likelihood, .confidence, source_ids: [(d)-[:DREAMED_FROM]->(s) | s.id]}"
+_RELATED_DREAM_ENTRIES = (
+    ".id, .hypothesis, .status, .likelihood, .confidence, source_ids: [(d)-[:DREAMED_FROM]->(s) | s.id]"
 )
+_RELATED_DREAM_FIELDS = f"d {{{_RELATED_DREAM_ENTRIES}}}"
 # Recall as of `$known_at` shows a dream only if it existed then and every memory it cites had
 # been recorded by then: otherwise it would quote what was not yet known.
 _KNOWN_THEN = (
@@ -31,17 +32,19 @@ CITING_DREAMS: Final = (
     f"[(node)<-[:DREAMED_FROM]-(d:Dream {{profile_id: $profile_id}}) WHERE d.status IN {OPEN_STATUSES}"
     f" AND {_KNOWN_THEN} | {_RELATED_DREAM_FIELDS}]"
 )
-# The `$dream_limit` open dreams whose own text matches `$terms`, best first, as the list
-# `dreams` (a subquery body: recall's lexical search runs it, sparing it a query of its own).
+# The `$dream_limit` open dreams whose own text matches `$dream_terms`, best first, with their
+# words, as the list `dreams` (a subquery body: recall's lexical search runs it, sparing it a
+# query of its own); none when `$dream_terms` is null (the question has no specific word).
 DREAMS_MATCHING: Final = f"""
+        UNWIND CASE WHEN $dream_terms IS NULL THEN [] ELSE [$dream_terms] END AS terms
         CALL db.index.fulltext.queryNodes('dream_text',
-            'profile_key:' + $profile_key + ' AND status:(proposed OR reinforced) AND ' + $terms,
+            'profile_key:' + $profile_key + ' AND status:(proposed OR reinforced) AND ' + terms,
             {{limit: $dream_limit}})
         YIELD node, score
         WHERE node.profile_id = $profile_id
         WITH node AS d, score WHERE {_KNOWN_THEN}
         WITH d, score ORDER BY score DESC
-        RETURN collect({_RELATED_DREAM_FIELDS}) AS dreams
+        RETURN collect(d {{{_RELATED_DREAM_ENTRIES}, .text}}) AS dreams
 """
 # Each candidate brings its open clarifications and the open dreams citing it: both are short
 # walks along the candidate's own relationships, and carrying them on every candidate spares

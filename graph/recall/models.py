@@ -47,8 +47,10 @@ class RelatedDream(Frozen):
     status: str
     likelihood: float
     confidence: float
-    reason: str = Field(description="Why it is related: a shared source or matching words")
+    reason: str = Field(description="How it relates, in words: the recalled memory it cites, or shared words")
     source_ids: list[str]
+    cites_recalled: list[str] = Field(default_factory=list, description="Ids of the results it cites")
+    shared_words: list[str] = Field(default_factory=list, description="Else: the question's words it holds")
 
 
 class RecallResult(Frozen):

@@ -22,6 +22,8 @@ from typing import Final
 _MONTHS: Final = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
 _MONTHS.update({name.lower(): number for number, name in enumerate(calendar.month_abbr) if name})
 _MONTHS["sept"] = 9
+# Every way a question may name a month, lowercased ("march", "mar", "sept").
+MONTH_NAMES: Final = frozenset(_MONTHS)
 _MONTH: Final = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY: Final = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR: Final = r"(?P<year>(?:19|20)\d\d)"

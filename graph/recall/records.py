@@ -5,6 +5,7 @@ Rows come from `graph/recall/queries.py` and `graph/recall/semantic_queries.py`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import cast, get_args
@@ -26,6 +27,8 @@ class RecalledDream:
     likelihood: float
     confidence: float
     source_ids: tuple[str, ...]
+    # Its words beyond the hypothesis (the what-if), read only for a dream found by its words.
+    text: str = ""
 
     @classmethod
     def from_map(cls, dream: Row) -> RecalledDream:
@@ -36,9 +39,12 @@ class RecalledDream:
             likelihood=float(dream["likelihood"]),
             confidence=float(dream["confidence"]),
             source_ids=tuple(dream["source_ids"]),
+            text=dream.get("text") or "",
         )
 
-    def related(self, reason: str) -> RelatedDream:
+    def related(
+        self, reason: str, cites_recalled: Sequence[str] = (), shared_words: Sequence[str] = ()
+    ) -> RelatedDream:
         return RelatedDream(
             dream_id=self.id,
             hypothesis=self.hypothesis,
@@ -47,6 +53,8 @@ class RecalledDream:
             confidence=self.confidence,
             reason=reason,
             source_ids=list(self.source_ids),
+            cites_recalled=list(cites_recalled),
+            shared_words=list(shared_words),
         )
 
 

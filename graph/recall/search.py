@@ -36,7 +36,7 @@ from graph.recall.models import Evidence, RecallItem, RecallKind, RecallResult
 from graph.recall.neighbours import asks, next_turns
 from graph.recall.periods import Period, named_periods
 from graph.recall.records import FoundMemory, OwnedEvidence, RecalledDream
-from graph.recall.related import RELATED_DREAMS_LIMIT, related_dreams
+from graph.recall.related import RELATED_DREAMS_LIMIT, RecalledResult, dream_terms, related_dreams
 from graph.recall.request import KINDS, RecallRequest, search_terms, search_words
 from graph.recall.semantic import SemanticLane, SemanticSearch, semantic_lane
 from graph.rows import Row
@@ -55,7 +55,7 @@ def _vector_of(query: _QueryVector | None) -> tuple[PackedVector | None, str | N
 
 
 def fulltext_params(
-    request: RecallRequest, words: list[str], terms: str, query: _QueryVector | None = None
+    request: RecallRequest, words: list[str], terms: str | None, query: _QueryVector | None = None
 ) -> dict[str, Any]:
     """The parameters of `FULLTEXT_SEARCH` for `request` (the profile's own are added by the
     transaction); with the query's vector, its candidates' cosines are read too."""
@@ -69,7 +69,7 @@ def fulltext_params(
         ],
         "statuses": {kind: list(request.statuses(kind)) for kind in KINDS},
         "words": words,
-        "terms": terms,
+        "dream_terms": terms,
         "cap": q.STATISTICS_CAP,
         "per_word": q.PER_WORD,
         "k1": K1,
@@ -97,10 +97,11 @@ def _pairs(row: Row, column: str) -> dict[str, float]:
 
 
 async def lexical_search(
-    tx: ProfileTx, request: RecallRequest, words: list[str], terms: str, query: _QueryVector | None
+    tx: ProfileTx, request: RecallRequest, words: list[str], terms: str | None, query: _QueryVector | None
 ) -> _LexicalLane:
     """Each kind's memories matching `words`, best first, with their lexical shares and their
-    cosines to `query`, and the open dreams whose text matches `terms`."""
+    cosines to `query`, and the open dreams whose text matches `terms` (the question's specific
+    words, `graph/recall/related.py`; None: no dream is searched by its words)."""
     row = await tx.one(q.FULLTEXT_SEARCH, **fulltext_params(request, words, terms, query))
     ranked: dict[RecallKind, list[FoundMemory]] = {kind: [] for kind in KINDS}
     for memory in sorted(map(FoundMemory.from_row, row["memories"]), key=lambda memory: -memory.score):
@@ -158,7 +159,7 @@ async def _together(*jobs: Callable[[], Coroutine[Any, Any, None]]) -> None:
 
 
 async def _run_lanes(
-    graph: ProfileGraph, request: RecallRequest, terms: str, vectors: VectorKeeper | None
+    graph: ProfileGraph, request: RecallRequest, terms: str | None, vectors: VectorKeeper | None
 ) -> tuple[LaneResults, list[RecalledDream], _QueryVector | None]:
     """Both lanes at once, and the query's vector when the semantic lane runs. The model encodes
     the query first (outside any transaction: a retried transaction must not re-run it), and the
@@ -167,7 +168,7 @@ async def _run_lanes(
     the lexical search and the vector search run side by side, each a read of its own. The
     lexical search reads the cosines of its candidates to the query, and the lexical shares of
     more memories than it ranks, so the fusion weighs every candidate by both lanes with no
-    third query. It also finds the open dreams whose text matches the query. When the query
+    third query. It also finds the open dreams whose text holds the query's specific words. When the query
     names days, the fragments said in them are read beside the two searches."""
     lanes, dreams = LaneResults(periods=named_periods(request.query)), list[RecalledDream]()
     query: _QueryVector | None = None
@@ -223,13 +224,18 @@ async def _with_context(
     return lift_neighbours(chosen, neighbours, lanes, min_cosine, request.limit)
 
 
+def _recalled(found: Candidate) -> RecalledResult:
+    return RecalledResult(found.memory.id, found.memory.text, found.score, found.memory.dreams)
+
+
 async def recall(
     graph: ProfileGraph, request: RecallRequest, vectors: VectorKeeper | None = None
 ) -> RecallResult:
     """Search the profile; with `vectors` (the running model) the semantic lane runs beside
     the lexical one. Each candidate comes with its open clarifications and citing dreams, so
     only evidence, when asked for, takes another round."""
-    terms = search_terms(request)
+    search_terms(request)  # refuses a question that cannot be searched, before anything runs
+    terms = dream_terms(request.query)
     # Stored times all carry an offset; a naive bound would compare as null and match nothing.
     request = replace(request, valid_at=as_utc(request.valid_at), known_at=as_utc(request.known_at))
     lanes, dreams, query = await _run_lanes(graph, request, terms, vectors)
@@ -242,5 +248,5 @@ async def recall(
         query=request.query,
         results=items,
         clarifications=clarifications_of([found.memory for found in chosen], request.limit),
-        related_dreams=related_dreams([(found.memory.id, found.memory.dreams) for found in chosen], dreams),
+        related_dreams=related_dreams(request.query, [_recalled(found) for found in chosen], dreams),
     )

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig
-from graph.dreams.cycle import CycleRequest, OpenDream, evaluate_dream, plan_cycle
+from graph.dreams.cycle import CycleRequest, Evaluation, OpenDream, evaluate_dream, plan_cycle
 from graph.dreams.models import DreamStatus
 from graph.errors import InvalidInputError
 
@@ -46,15 +46,21 @@ def dream(status: DreamStatus, *sources: tuple[str, str], count: int = 2) -> Ope
 
 def test_a_dream_with_intact_sources_stays_as_it_is_since_only_the_person_reinforces() -> None:
     intact = (("a", "active"), ("b", "active"))
-    assert evaluate_dream(dream(DreamStatus.PROPOSED, *intact)) == (DreamStatus.PROPOSED, None)
-    assert evaluate_dream(dream(DreamStatus.REINFORCED, *intact)) == (DreamStatus.REINFORCED, None)
+    assert evaluate_dream(dream(DreamStatus.PROPOSED, *intact)) == Evaluation(DreamStatus.PROPOSED)
+    assert evaluate_dream(dream(DreamStatus.REINFORCED, *intact)) == Evaluation(DreamStatus.REINFORCED)
 
 
 def test_one_inactive_or_deleted_source_makes_a_dream_stale_and_says_which() -> None:
-    status, reason = evaluate_dream(dream(DreamStatus.REINFORCED, ("a", "active"), ("b", "retracted")))
-    assert status is DreamStatus.STALE and reason is not None and "b is retracted" in reason
-    status, reason = evaluate_dream(dream(DreamStatus.PROPOSED, ("a", "active")))
-    assert status is DreamStatus.STALE and reason is not None and "1 source(s) deleted" in reason
+    retracted = evaluate_dream(dream(DreamStatus.REINFORCED, ("a", "active"), ("b", "retracted")))
+    assert retracted.status is DreamStatus.STALE and "b is retracted" in str(retracted.stale_reason)
+    assert retracted.history == "a memory it cites was retracted"
+    assert retracted.evidence == (("b", "retracted"),)
+    deleted = evaluate_dream(dream(DreamStatus.PROPOSED, ("a", "active")))
+    assert deleted.status is DreamStatus.STALE and "1 source(s) deleted" in str(deleted.stale_reason)
+    assert deleted.history == "a memory it cites was deleted" and deleted.evidence == ()
+    both = evaluate_dream(dream(DreamStatus.PROPOSED, ("a", "superseded"), count=3))
+    assert both.history == "3 memories it cites were deleted or superseded"
+    assert both.update("d1")["evidence_ids"] == ["a"]
 
 
 def test_the_row_parser_reads_what_the_batch_query_returns() -> None:

@@ -96,7 +96,7 @@ async def test_the_host_remembering_the_confirmed_claim_later_promotes_the_dream
 
     assert later["claims"][0]["outcome"] == "promoted"
     shown = await call("get_dream", dream_id=dream["id"])
-    assert shown["status"] == "promoted"
+    assert (shown["status"], shown["feedback"][-1]["actor"]) == ("promoted", "memory")
     [claim] = shown["confirmation"]["claims"]
     assert claim["fact_id"] == later["claims"][0]["fact"]["id"] and claim["waiting"] is None
     assert dream["id"] in await listed_ids(call, "promoted")
@@ -125,7 +125,14 @@ async def test_a_claim_that_passes_outside_the_tools_is_caught_by_the_next_cycle
 
     [phase] = [phase for phase in run["phases"] if phase["phase"] == "re_evaluate"]
     assert phase["counts"]["became_memory"] == 1
-    assert (await call("get_dream", dream_id=dream["id"]))["status"] == "promoted"
+    promoted = await call("get_dream", dream_id=dream["id"])
+    assert promoted["status"] == "promoted"
+    last = promoted["feedback"][-1]
+    assert (last["actor"], last["decision"], last["from_status"]) == ("re_evaluation", None, "confirmed")
+    assert last["reason"] == "what the person confirmed became a fact"
+    [fact] = last["evidence"]
+    assert fact["change"] == "became_fact" and fact["text"]
+    assert [entry["actor"] for entry in promoted["feedback"]] == ["person", "re_evaluation"]
 
 
 async def test_a_confirmed_dream_can_be_promoted_again_or_rejected(client: Client, call: CallTool) -> None:

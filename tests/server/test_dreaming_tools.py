@@ -207,7 +207,8 @@ async def test_recall_lists_related_dreams_beside_results(call: CallTool) -> Non
     found = await call("recall_memory", query=source_text)
     assert source_id in [item["id"] for item in found["results"]]
     [related] = [related for related in found["related_dreams"] if related["dream_id"] == dream["id"]]
-    assert source_id in related["reason"] and source_id in related["source_ids"]
+    assert source_id in related["cites_recalled"] and source_id in related["source_ids"]
+    assert related["reason"].startswith("cites") and source_text[:40] in related["reason"]
     assert related["hypothesis"] == dream["hypothesis"]
     related_ids = {related["dream_id"] for related in found["related_dreams"]}
     assert not related_ids & {item["id"] for item in found["results"]}

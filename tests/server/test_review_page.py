@@ -50,7 +50,15 @@ async def test_a_person_reviews_and_promotes_dreams_and_the_graph_follows(
     assert page.find_elements(By.CSS_SELECTOR, "svg.link circle")
     press(page, "reinforce")
     assert "now reinforced" in text_of(page)
+    assert "you answered reinforce (proposed → reinforced)" in text_of(page)
     assert (await call("get_dream", dream_id=first["id"]))["status"] == "reinforced"
+
+    # Searching memory for one of its sources: the dream says how it relates, in words.
+    source = first["sources"][0]  # type: ignore[index]
+    page.get(f"{http_server.base}/review/memory?q={quote(source['text'])}")
+    related = page.find_element(By.CSS_SELECTOR, "section.related").text
+    assert f"cites the memory you recalled: “{source['text'][:40]}" in related and source["id"] not in related
+    page.get(f"{http_server.base}/review/dreams/{first['id']}")
 
     # Each answer says what it does, beside its button.
     answers = {

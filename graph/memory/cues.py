@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from graph.memory import senses
 from graph.memory.sentences import Fragment, Word
-from graph.memory.stance import Focus, mood_word
+from graph.memory.stance import Focus, is_possessive, mood_word
 
 CUE_REACH = 8
 _AFTERTHOUGHT_WORDS = 6
@@ -191,6 +191,67 @@ def _birth_noun(fragment: Fragment, focus: Focus) -> int | None:
     return None
 
 
+def _speakers_relation(words: Sequence[Word], position: int) -> bool:
+    """A relation noun counts when the speaker owns it ("my stepson", "our daughter"); a verb
+    ("married", "dating") says it by itself."""
+    word = words[position]
+    if word.lemmas.isdisjoint(senses.PERSON_NOUNS):
+        return True
+    opens = position == 0 or words[position - 1].sentence != word.sentence
+    if (
+        (word.capitalised or opens)
+        and not is_possessive(words, position)
+        and (opens or not words[position - 1].noun)
+    ):
+        # "Mum (Rosa) turned seventy", "hubby (Rafe) cooked", "Stepdaughter's got her test": a
+        # kinship word used as a name, or bare at the start, is the speaker's own.
+        return True
+    return relation_owner(words, position) in senses.SPEAKER_POSSESSIVES
+
+
+def relation_owner(words: Sequence[Word], position: int) -> str | None:
+    """Whose relation the noun at `position` is: the nearest owner before it within three words
+    ("my brother's wife" is the brother's, "my older brother" the speaker's), None if none."""
+    for earlier in range(position - 1, max(-1, position - 4), -1):
+        word = words[earlier]
+        if word.sentence != words[position].sentence:
+            return None
+        if word.base in senses.SPEAKER_POSSESSIVES:
+            return word.base
+        if is_possessive(words, earlier) or word.base in {"his", "her", "their", "your"}:
+            return word.written
+    return None
+
+
+def others_relation(fragment: Fragment, focus: Focus) -> str | None:
+    """Whose relation the object's relation noun (or the one right before it) is, when it is
+    someone else's ("Noor's wife", "Sam's stepdaughter", "my friend's son Arlo"); None when it
+    is the speaker's or no relation is named there."""
+    words = fragment.words
+    # The noun right before a name is its relation too: "my friend's son Arlo" is the friend's.
+    for position in range(max(0, focus.first - 1), focus.last + 1):
+        if words[position].lemmas.isdisjoint(senses.PERSON_NOUNS):
+            continue
+        owner = relation_owner(words, position)
+        if owner is not None and owner not in senses.SPEAKER_POSSESSIVES:
+            return owner
+    return None
+
+
+def _own_relation(fragment: Fragment, focus: Focus) -> int | None:
+    """A relation said by the object's own relation noun ("my wife Noor", "Noor, my wife",
+    "Stepdaughter's got her test"), when it is the speaker's."""
+    words = fragment.words
+    return next(
+        (
+            p
+            for p in range(focus.first, focus.last + 1)
+            if not words[p].lemmas.isdisjoint(senses.PERSON_NOUNS) and _speakers_relation(words, p)
+        ),
+        None,
+    )
+
+
 _CONSTRUCTIONS: dict[str, tuple[Callable[[Fragment, Focus], int | None], ...]] = {
     "works_at": (_employment,),
     "uses": (_tool,),
@@ -202,6 +263,7 @@ _CONSTRUCTIONS: dict[str, tuple[Callable[[Fragment, Focus], int | None], ...]] =
     "has_goal": (_goal_time, _wished),
     "knows": (_companion,),
     "born_on": (_birth_noun,),
+    "relationship_to": (_own_relation,),
 }
 
 
@@ -295,23 +357,3 @@ def find_cue(
         return None
     # The nearest, and of two equally near the one before the object.
     return min(candidates, key=lambda position: (abs(position - focus.first), position > focus.first))
-
-
-def _speakers_relation(words: Sequence[Word], position: int) -> bool:
-    """A relation noun counts when the speaker owns it ("my stepson", "our daughter"); a verb
-    ("married", "dating") says it by itself."""
-    word = words[position]
-    if word.lemmas.isdisjoint(senses.PERSON_NOUNS):
-        return True
-    opens = position == 0 or words[position - 1].sentence != word.sentence
-    if (
-        (word.capitalised or opens)
-        and not word.full.endswith("'s")
-        and (opens or not words[position - 1].noun)
-    ):
-        # "Mum (Rosa) turned seventy", "hubby (Rafe) cooked": a kinship word used as a name, or
-        # bare at the start, is the speaker's own.
-        return True
-    return any(
-        earlier.base in senses.SPEAKER_POSSESSIVES for earlier in words[max(0, position - 3) : position]
-    )

@@ -52,8 +52,31 @@ PERSON_NOUNS = _words(
     family bf gf hubby dog cat puppy pup sis bro stepson stepdaughter stepmum stepmom stepdad
     stepfather stepmother stepbrother stepsister stepchild stepkid team crew class group grandad
     granddad gramps grandson granddaughter grandchild godmother godfather godson goddaughter twin
-    missus
+    missus mummy nanna
     """
+)
+# Words for one relation that people use interchangeably: a claim's "grandfather Walter" is
+# the text's "Grandad (Walter)". Pet names and formal names, never one relation for another.
+_KIN = (
+    "mum mom mother mama mommy mummy",
+    "dad father papa daddy",
+    "grandad granddad grandpa grandfather gramps",
+    "gran granny grandma grandmother nan nana nanna",
+    "husband hubby",
+    "wife missus",
+    "brother bro",
+    "sister sis",
+    "boyfriend bf",
+    "girlfriend gf",
+    "child kid",
+    "grandchild grandkid",
+    "stepmum stepmom stepmother",
+    "stepdad stepfather",
+    "stepchild stepkid",
+    "fiance fiancee",
+)
+KIN: Mapping[str, frozenset[str]] = MappingProxyType(
+    {word: group for group in map(_words, _KIN) for word in group}
 )
 # Words a reporter uses: "my boss says I'm great at Excel" is the boss's word, not the speaker's.
 REPORTING = _words(

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graph.memory import senses, stance, timing
-from graph.memory.cues import find_cue
+from graph.memory.cues import find_cue, others_relation
 from graph.memory.dates import DateParts, ambiguous_date, date_parts, find_date_mentions
 from graph.memory.models import Verdict
 from graph.memory.predicates import PREDICATE_RULES
@@ -71,9 +71,16 @@ def _object_terms(value: str) -> tuple[frozenset[str], ...]:
     a longer object ("buy a flat", "lives in Leeds"): people say the thing, not the verb."""
     terms = search_terms(value)
     kept = [term for term in terms if term not in senses.ORG_SUFFIXES] or list(terms)
-    if len(kept) > 1 and "VERB" in parts_of_speech(kept[0]) and tokens(value)[0] == kept[0]:
+    # "husband Pete", "mother Ada": a relation noun that is also a verb names the relation.
+    leading_verb = "VERB" in parts_of_speech(kept[0]) and lemmas_of(kept[0]).isdisjoint(senses.PERSON_NOUNS)
+    if len(kept) > 1 and leading_verb and tokens(value)[0] == kept[0]:
         kept = kept[1:]
-    return tuple(lemmas_of(term) for term in kept)
+    return tuple(_with_kin(lemmas_of(term)) for term in kept)
+
+
+def _with_kin(lemmas: frozenset[str]) -> frozenset[str]:
+    """A relation's lemmas with the other words for it ("grandfather": grandad, grandpa...)."""
+    return lemmas.union(*(senses.KIN.get(lemma, frozenset()) for lemma in lemmas))
 
 
 def find_mentions(
@@ -218,6 +225,10 @@ def _whose_problem(fragment: Fragment, focus: Focus, claim: _Claim) -> tuple[str
         not claim.subject_terms.isdisjoint(word.lemmas) for word in fragment.words[: focus.anchor]
     )
     problem = _subject_problem(claim, whose, who, named_earlier)
+    if problem is None and claim.predicate == "relationship_to":
+        owner = others_relation(fragment, focus)
+        if owner is not None:
+            problem = f"the relation is {owner}, not the person's: send subject '{owner[:-2]}'"
     if problem is None and claim.predicate == "identity_is":
         named = stance.names_another(fragment, focus)
         if named is not None:

@@ -89,6 +89,21 @@ def has_form(word: Word, tag: str, lemmas: frozenset[str] | None = None) -> bool
 # --- who -----------------------------------------------------------------------------------
 
 
+def is_possessive(words: Sequence[Word], position: int) -> bool:
+    """Whether a word ending in 's owns what follows ("Noor's wife") rather than hiding "is" or
+    "has" before a verb, an article or a number ("Stepdaughter's got", "Mum's a nurse", "mum's 70")."""
+    word = words[position]
+    if not word.full.endswith("'s") or word.base in senses.OTHER_PRONOUNS:
+        return False
+    following = words[position + 1] if position + 1 < len(words) else None
+    if following is None or following.sentence != word.sentence:
+        return False
+    participle = (
+        following.verb and not following.noun and (has_form(following, "VBN") or has_form(following, "VBD"))
+    )
+    return not (following.base in senses.DETERMINERS or following.base.isdigit() or participle)
+
+
 def _is_person_noun(word: Word) -> bool:
     return not word.lemmas.isdisjoint(senses.PERSON_NOUNS)
 

@@ -99,7 +99,19 @@ def time(fragment: Fragment, focus: Focus, predicate: str) -> tuple[Time, str]:
             marker = Time.PAST, words[position].written
         if marker is not None and (found is None or marker[0] is Time.ENDED):
             found = marker
+    if found is not None and found[0] is not Time.ENDED and _named_relation(fragment, focus, predicate):
+        # "My wife Noor is away till Friday", "mum's 70 next week": the time is the clause's
+        # event; a relation named by a noun holds until a word ends it ("my ex", "late").
+        return Time.CURRENT, ""
     return found or (Time.CURRENT, "")
+
+
+def _named_relation(fragment: Fragment, focus: Focus, predicate: str) -> bool:
+    return (
+        predicate in senses.PERSON_OBJECTS
+        and focus.cue is not None
+        and not fragment.words[focus.cue].lemmas.isdisjoint(senses.PERSON_NOUNS)
+    )
 
 
 # --- taken back ------------------------------------------------------------------------------

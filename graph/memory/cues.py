@@ -185,9 +185,38 @@ def _liking_idiom(fragment: Fragment, focus: Focus) -> int | None:
 
 def _birth_noun(fragment: Fragment, focus: Focus) -> int | None:
     """A birth said by what the person was as a baby: "a 1991 baby", "Leap-year baby here"."""
+    words = fragment.words
     after = focus.last + 1
-    if after < len(fragment.words) and fragment.words[after].base in senses.BIRTH_NOUNS:
+    if after < len(words) and words[after].base in senses.BIRTH_NOUNS:
         return after
+    # "Leap-year baby here: 29 February 1996": a kind of baby the speaker was, before the date
+    # in its sentence; "my baby", "the kid" are someone.
+    return next(
+        (
+            p
+            for p in range(fragment.sentence_range(focus.first).start + 1, focus.first)
+            if words[p].base in senses.BIRTH_NOUNS and words[p - 1].base not in senses.DETERMINERS
+        ),
+        None,
+    )
+
+
+def _age_reached(fragment: Fragment, focus: Focus) -> int | None:
+    """A birthday said by an age reached on a day: "turns 30 on 9 May", "would have been 90 on
+    12 March". Only of a day without a year: the year of a birthday party is not the birth's."""
+    words = fragment.words
+    after = focus.last + 1
+    if (
+        after < len(words)
+        and words[after].base.isdigit()
+        and words[after].sentence == words[focus.last].sentence
+    ):
+        return None
+    for position in range(fragment.clause_range(focus.first).start + 1, focus.first):
+        if words[position].base.isdigit() and words[position - 1].is_("turn", "be"):
+            between = words[position + 1 : focus.first]
+            if all(word.base in {"on", "the", "of"} for word in between):
+                return position
     return None
 
 
@@ -262,7 +291,7 @@ _CONSTRUCTIONS: dict[str, tuple[Callable[[Fragment, Focus], int | None], ...]] =
     "has_skill": (_done_skill,),
     "has_goal": (_goal_time, _wished),
     "knows": (_companion,),
-    "born_on": (_birth_noun,),
+    "born_on": (_birth_noun, _age_reached),
     "relationship_to": (_own_relation,),
 }
 

@@ -199,7 +199,7 @@ CUES: Mapping[str, frozenset[str]] = MappingProxyType(
         ),
         "identity_is": _words("name call go identify pronoun be"),
         "born_on": _words("bear born birthday birth birthdate bday b dob"),
-        "died_on": _words("die dead death pass passing funeral lose d kill goodbye rip"),
+        "died_on": _words("die dead death pass passing lose d kill goodbye rip"),
         "likes": _words(
             """like love enjoy adore favorite favourite fav fave fan into obsess obsessed addict
             addicted hooked crazy mad fond passion passionate dig appreciate keen enough tired
@@ -259,6 +259,10 @@ SPEECH_ACTS = frozenset({"corrected"})
 # Predicates whose object is the date of an event: the predicate's word must say it of that
 # date, in its clause with no other subject between ("born in 1972 and we moved on 3 April").
 DATED = frozenset({"born_on", "died_on"})
+# Predicates an evidence span stands for only with a word of theirs in it: a correction is
+# said by a word of correcting, and a bare date says no birth or death ("survived the crash in
+# 1999", "the funeral was on 9 April").
+UNVOUCHED = SPEECH_ACTS | DATED
 # Said right after a year or a feast, these say a birth: "a 1991 baby", "leap-year baby".
 BIRTH_NOUNS = _words("baby kid")
 # Verbs giving the value a correction replaces: "I said Leeds but meant Bradford".

@@ -180,7 +180,7 @@ def _read_mention(
     if stance.is_question(fragment, bare):
         return _Settled(Reading.UNSETTLED, f"{found_at}, but {_QUESTION}", 3)
     cue = find_cue(fragment, bare, claim.predicate, claim.cues, span)
-    vouched = claim.predicate not in senses.SPEECH_ACTS and _vouched(mention, span)
+    vouched = claim.predicate not in senses.UNVOUCHED and _vouched(mention, span)
     if cue is None and claim.cues and not vouched:
         examples = ", ".join(sorted(claim.cues)[:5])
         return _Settled(

@@ -559,6 +559,20 @@ def _wanted_by_another(words: Sequence[Word], position: int) -> bool:
     return before.base not in senses.SPEAKER_WORDS and (before.noun or is_person(words, position - 1))
 
 
+def _counterfactual_age(words: Sequence[Word], position: int) -> bool:
+    """ "would have been 90", "would've turned 50": the age someone did not live to reach, which
+    hedges nothing of the day it falls on."""
+    following = [word.base for word in words[position + 1 : position + 4]]
+    if words[position].full in {"would've", "wouldve"}:
+        following = ["have", *following]
+    return (
+        following[:1] == ["have"]
+        and len(following) >= 3
+        and following[1] in {"been", "turned"}
+        and following[2].isdigit()
+    )
+
+
 def mood_word(words: Sequence[Word], position: int) -> tuple[Mood, str] | None:
     """The mood a word gives what follows it ("want", "maybe", "one day", "I think"), if any."""
     word = words[position]
@@ -576,6 +590,8 @@ def mood_word(words: Sequence[Word], position: int) -> tuple[Mood, str] | None:
     if word.full in senses.UNDER_WAY:
         return Mood.PLAN, word.written
     if word.base in senses.HEDGES and not (word.base == "would" and next_is(words, position, "rather")):
+        if _counterfactual_age(words, position):
+            return None
         return Mood.HEDGE, word.written
     if word.is_(*senses.BELIEFS) and position > 0 and words[position - 1].base in senses.SPEAKER_SUBJECTS:
         return Mood.BELIEF, phrase(words, position - 1, position)

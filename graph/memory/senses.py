@@ -115,8 +115,12 @@ NOT_DENIALS = LIKING_IDIOMS + _phrases(
     "always",
     "every",
 )
-# Words between a negator and the verb it negates that change nothing ("don't really think").
-FILLERS = _words("really even actually honestly just quite")
+# Words between a negator and the verb it negates that change nothing ("don't really think",
+# "not gonna pretend").
+FILLERS = _words("really even actually honestly just quite gonna going to be")
+# What a negator disowns before a clause of its own: "not gonna pretend I...", "can't say
+# I...", "not that I...", "it's not like I...". The clause after it is what is not said.
+DISOWNING = _words("pretend say claim that like")
 # Said of something wished, planned, considered or doubted: not an assertion of it.
 WISHES = _words("want wanna hope wish dream aspire crave tempt")
 PLANS = _words("plan intend aim goal resolution consider apply interview offer")

@@ -449,11 +449,27 @@ def negation(fragment: Fragment, focus: Focus, subject_at: int | None) -> tuple[
             governed = next((words[p] for p in later if words[p].base not in senses.FILLERS), None)
             if governed is not None and governed.is_(*senses.COGNITIVE):
                 return phrase(words, position, position + 1), True
+            if governed is not None and governed.base in senses.DISOWNING:
+                return _disowned(words, position, range(position + 1, stop + 1), focus)
             continue
         if words[position].base == "no" and next_is(words, position, "longer", "more"):
             return phrase(words, position, position + 1), False
         return words[position].written, False
     return None, False
+
+
+def _disowned(words: Sequence[Word], negator: int, rest: range, focus: Focus) -> tuple[str | None, bool]:
+    """A negated verb of saying before a clause of its own ("Not gonna pretend I...", "Can't say
+    I...", "Not that I...", "It's not like I..."): a second negator in that clause cancels the
+    first ("...I don't adore reality TV" says the person adores it); without one the clause is
+    what the speaker will not say, so it is denied."""
+    second = next(
+        (p for p in rest if not focus.holds(p) and p != focus.cue and is_negator(words, p)),
+        None,
+    )
+    if second is not None:
+        return None, False
+    return phrase(words, negator, negator + 1), False
 
 
 def denial(fragment: Fragment, focus: Focus, predicate: str) -> str | None:

@@ -53,9 +53,12 @@ def _time_marker(words: Sequence[Word], position: int) -> tuple[Time, str] | Non
         return Time.FUTURE, phrase(words, position, position + 1)
     if word.base in {"until", "till"}:
         return Time.PAST, phrase(words, position, position + 1)
-    if (word.base in senses.FUTURE or word.full.endswith("'ll")) and not next_is(
-        words, position, *senses.HABITUAL
+    if (
+        (word.base in senses.FUTURE or word.full.endswith("'ll"))
+        and not next_is(words, position, *senses.HABITUAL)
+        and not next_is(words, position, *senses.DISOWNING, *senses.REPORTING)
     ):
+        # "Not gonna pretend I...", "I'll admit": the future is the saying's, not the claim's.
         return Time.FUTURE, word.written
     if word.base in {"going", "about"} and next_is(words, position, "to"):
         return Time.FUTURE, phrase(words, position, position + 1)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from graph.memory import senses
-from graph.memory.sentences import Fragment, Word
-from graph.memory.stance import Focus, is_possessive, mood_word
+from graph.memory.sentences import Focus, Fragment, Word
+from graph.memory.stance import is_possessive, mood_word
 
 CUE_REACH = 8
 _AFTERTHOUGHT_WORDS = 6

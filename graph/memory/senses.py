@@ -131,6 +131,15 @@ UNDER_WAY = _words("learning trying practising practicing attempting")
 SWITCHING = _words("switch move migrate change convert")
 # "I think I'm allergic": what the speaker believes, not what they state.
 BELIEFS = _words("think guess suppose reckon believe assume")
+# A speaker answering their own question ("Do I want to go back to uni? Honestly, yes."): the
+# words that may come before the answer, the answers, and what makes one no answer at all
+# ("Yeah right", "No idea"). "Should I...?" deliberates; its answer is a plan, not a fact.
+ANSWER_FILLERS = _words("honestly well oh um hmm sadly unfortunately obviously frankly truthfully and")
+YES_ANSWERS = _words("yes yep yeah yup yea absolutely definitely totally certainly every daily always")
+NO_ANSWERS = _words("no nope nah")
+IRONIC_AFTER_YES = _words("right sure")
+NOT_AN_ANSWER = _words("idea clue doubt")
+DELIBERATING = _words("should shall")
 QUESTION_OPENERS = _words(
     "should shall do does did is are am was were can could would will have has what how why where "
     "when who which whether"

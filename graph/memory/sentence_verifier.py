@@ -22,13 +22,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graph.memory import senses, stance, timing
+from graph.memory import questions, senses, stance, timing
 from graph.memory.cues import find_cue, others_relation
 from graph.memory.dates import DateParts, ambiguous_date, date_parts, find_date_mentions
 from graph.memory.models import Verdict
 from graph.memory.predicates import PREDICATE_RULES
-from graph.memory.sentences import Fragment, find_span, lemmas_of, parts_of_speech, read_fragment
-from graph.memory.stance import Focus, Mood, Time, Whose
+from graph.memory.sentences import Focus, Fragment, find_span, lemmas_of, parts_of_speech, read_fragment
+from graph.memory.stance import Mood, Time, Whose
 from graph.memory.verifier import (
     SELF_SUBJECTS,
     ClaimStatement,
@@ -177,7 +177,7 @@ def _read_mention(
 ) -> _Settled:
     found_at = f"object {label(claim.statement.object)} found in {where}"
     bare = Focus(mention[0], mention[1], None)
-    if stance.is_question(fragment, bare):
+    if questions.is_question(fragment, bare):
         return _Settled(Reading.UNSETTLED, f"{found_at}, but {_QUESTION}", 3)
     cue = find_cue(fragment, bare, claim.predicate, claim.cues, span)
     vouched = claim.predicate not in senses.UNVOUCHED and _vouched(mention, span)

@@ -16,14 +16,14 @@ The reading is a set of clause rules over lemmas, not a parse (docs/memory.md sa
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 
 from lemminflect import getAllInflections
 
 from graph.memory import senses
-from graph.memory.sentences import CONTRAST_WORDS, Fragment, Word
+from graph.memory.questions import answer, is_question
+from graph.memory.sentences import CONTRAST_WORDS, Focus, Fragment, Word
 from graph.text import STOP_WORDS
 
 
@@ -47,26 +47,6 @@ class Time(StrEnum):
     ENDED = "ended"
     PAST = "past"
     FUTURE = "future"
-
-
-@dataclass(frozen=True)
-class Focus:
-    """Where the claim is said: the object's words and the cue nearest them (None: no cue)."""
-
-    first: int
-    last: int
-    cue: int | None
-
-    @property
-    def anchor(self) -> int:
-        return self.first if self.cue is None else min(self.cue, self.first)
-
-    @property
-    def end(self) -> int:
-        return self.last if self.cue is None else max(self.cue, self.last)
-
-    def holds(self, position: int) -> bool:
-        return self.first <= position <= self.last
 
 
 def phrase(words: Sequence[Word], first: int, last: int) -> str:
@@ -435,6 +415,10 @@ def _starts_subject(word: Word) -> bool:
 def negation(fragment: Fragment, focus: Focus, subject_at: int | None) -> tuple[str | None, bool]:
     """(the negating words, whether they only hedge) from the subject (or the clause's start)
     to the object, or to the cue when it follows the object in the same clause."""
+    replied = answer(fragment, focus)
+    if replied is not None and not replied[0]:
+        # "Do I want kids? No.": the speaker's own answer denies what they asked.
+        return replied[1], False
     words = fragment.words
     clause = fragment.clause_range(focus.first)
     start = min(clause.start, fragment.clause_range(focus.anchor).start)
@@ -541,17 +525,6 @@ def _scope(fragment: Fragment, focus: Focus) -> range:
             break
         start = previous.start
     return range(start, focus.first)
-
-
-def is_question(fragment: Fragment, focus: Focus) -> bool:
-    """Whether the object's sentence asks rather than says."""
-    sentence = fragment.sentence_range(focus.anchor)
-    last = fragment.words[sentence.stop - 1]
-    tail = fragment.text[last.end : last.end + 4].lstrip(" \"'\u201d)")
-    if not tail.startswith("?"):
-        return False
-    first = fragment.words[sentence.start]
-    return first.base in senses.QUESTION_OPENERS or fragment.words[focus.first].clause == last.clause
 
 
 def mood(fragment: Fragment, focus: Focus) -> tuple[Mood, str]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graph.memory import senses
-from graph.memory.sentences import Fragment, Word
-from graph.memory.stance import Focus, Time, has_form, is_negator, next_is, phrase
+from graph.memory.sentences import Focus, Fragment, Word
+from graph.memory.stance import Time, has_form, is_negator, next_is, phrase
 
 
 def _is_past_state(words: Sequence[Word], position: int) -> bool:

@@ -145,6 +145,11 @@ QUESTION_OPENERS = _words(
     "when who which whether"
 )
 
+# Set phrases of irony: opening a sentence ("Oh sure, I work at NASA.") or tagged after it
+# ("I love Mondays. Said no one ever."). A lone "oh" or "sure" agrees; these mock.
+IRONIC_OPENERS = _phrases("oh sure", "oh great", "oh joy", "yeah right", "as if", "just what i needed")
+IRONIC_TAGS = _phrases("said no one ever", "said nobody ever", "yeah right", "not")
+
 # --- when ----------------------------------------------------------------------------------
 
 # Said of something that held and no longer does.

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graph.memory import questions, senses, stance, timing
+from graph.memory import irony, questions, senses, stance, timing
 from graph.memory.cues import find_cue, others_relation
 from graph.memory.dates import DateParts, ambiguous_date, date_parts, find_date_mentions
 from graph.memory.models import Verdict
@@ -249,6 +249,13 @@ def _read_stance(
             Reading.UNSETTLED,
             f"{found_at}, but '{reported}' reports someone else's words: send what the person says "
             "themself, or authority 'other'",
+            3,
+        )
+    mocked = irony.ironic(fragment, focus)
+    if mocked is not None:
+        return _Settled(
+            Reading.UNSETTLED,
+            f"{found_at}, but '{mocked}' makes it ironic: send what the person means, in their words",
             3,
         )
     found_mood, mood_phrase = stance.mood(fragment, focus)

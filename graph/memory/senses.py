@@ -171,6 +171,10 @@ STATES = _words("work be use like love enjoy live run want hope wish dream")
 # Predicates a past occasion proves now: "ran into Declan" says one knows him.
 OUTLASTING = frozenset({"knows"})
 # "start Monday", "starting next week": a start still to come.
+# A time of life that is over: what was done "as a kid" held in the past.
+LIFE_STAGES = _words("kid child teen teenager student toddler youngster boy girl baby")
+# Verbs of beginning something that may last: "learned to swim as a kid" can still swim.
+BEGINNINGS = _words("learn start begin pick take teach")
 START_VERBS = _words("start starts starting begin begins beginning")
 AFTER_START = _words(
     "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thurs fri "

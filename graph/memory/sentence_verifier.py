@@ -75,12 +75,28 @@ def _object_terms(value: str) -> tuple[frozenset[str], ...]:
     leading_verb = "VERB" in parts_of_speech(kept[0]) and lemmas_of(kept[0]).isdisjoint(senses.PERSON_NOUNS)
     if len(kept) > 1 and leading_verb and tokens(value)[0] == kept[0]:
         kept = kept[1:]
-    return tuple(_with_kin(lemmas_of(term)) for term in kept)
+    return tuple(_with_doers(_with_kin(lemmas_of(term))) for term in kept)
 
 
 def _with_kin(lemmas: frozenset[str]) -> frozenset[str]:
     """A relation's lemmas with the other words for it ("grandfather": grandad, grandpa...)."""
     return lemmas.union(*(senses.KIN.get(lemma, frozenset()) for lemma in lemmas))
+
+
+def _with_doers(lemmas: frozenset[str]) -> frozenset[str]:
+    """An activity's lemmas with the noun for one who does it: "swimming" is said as "a decent
+    swimmer", "welding" as "a welder". Spellings that are no word never match a text's word."""
+    doers = {
+        doer
+        for lemma in lemmas
+        if "VERB" in parts_of_speech(lemma) and len(lemma) > 2
+        for doer in (
+            f"{lemma}er",
+            f"{lemma}{lemma[-1]}er",
+            f"{lemma}r" if lemma.endswith("e") else f"{lemma}er",
+        )
+    }
+    return lemmas | doers
 
 
 def find_mentions(

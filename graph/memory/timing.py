@@ -39,6 +39,25 @@ def _ending(words: Sequence[Word], position: int, focus: Focus, predicate: str) 
     return Time.ENDED, word.written
 
 
+def _life_stage(words: Sequence[Word], position: int) -> bool:
+    """ "a kid", "a teenager", "a student" at `position`."""
+    return (
+        position + 1 < len(words)
+        and words[position].base in {"a", "an"}
+        and words[position + 1].is_(*senses.LIFE_STAGES)
+    )
+
+
+def _begun(words: Sequence[Word], position: int) -> bool:
+    """A beginning before `position` in its sentence ("learned to swim as a kid"): what began
+    then may hold now."""
+    sentence = words[position].sentence
+    return any(
+        word.sentence == sentence and word.is_(*senses.BEGINNINGS)
+        for word in words[max(0, position - 6) : position]
+    )
+
+
 def _time_marker(words: Sequence[Word], position: int) -> tuple[Time, str] | None:
     word = words[position]
     if word.base == "used" and next_is(words, position, "to"):
@@ -53,6 +72,9 @@ def _time_marker(words: Sequence[Word], position: int) -> tuple[Time, str] | Non
         return Time.FUTURE, phrase(words, position, position + 1)
     if word.base in {"until", "till"}:
         return Time.PAST, phrase(words, position, position + 1)
+    if word.base == "as" and _life_stage(words, position + 1) and not _begun(words, position):
+        # "Spoke decent German as a kid": said of a time of life that is over.
+        return Time.PAST, phrase(words, position, position + 2)
     if (
         (word.base in senses.FUTURE or word.full.endswith("'ll"))
         and not next_is(words, position, *senses.HABITUAL)

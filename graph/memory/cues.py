@@ -109,6 +109,17 @@ def _contrast(fragment: Fragment, focus: Focus) -> int | None:
     return None
 
 
+def _leading_denial(fragment: Fragment, focus: Focus) -> int | None:
+    """A correction said by denying the old value first: "Not 2014 - we married in 2015", "No,
+    Thursday": a sentence opening with a negated short value, the object in a later clause."""
+    words = fragment.words
+    sentence = fragment.sentence_range(focus.first)
+    opening = fragment.clause_range(sentence.start)
+    if words[sentence.start].base not in {"not", "no"} or len(opening) > 4 or focus.first in opening:
+        return None
+    return sentence.start
+
+
 def _done_skill(fragment: Fragment, focus: Focus) -> int | None:
     """An activity said as done ("Knitted a jumper"): doing it shows the skill."""
     word = fragment.words[focus.first]
@@ -287,7 +298,7 @@ _CONSTRUCTIONS: dict[str, tuple[Callable[[Fragment, Focus], int | None], ...]] =
     "works_on": (_project,),
     "prefers": (_contrast, _ranked, _kind_of_person),
     "likes": (_liking_idiom, _kind_of_person),
-    "corrected": (_contrast,),
+    "corrected": (_contrast, _leading_denial),
     "has_skill": (_done_skill,),
     "has_goal": (_goal_time, _wished),
     "knows": (_companion,),

@@ -290,7 +290,7 @@ BIRTH_NOUNS = _words("baby kid")
 # Verbs giving the value a correction replaces: "I said Leeds but meant Bradford".
 SAYING = _words("say write tell type put")
 # Words after a value that go on to replace it: "at 3, sorry, 4", "Dublin - no, Galway".
-REPLACING = _words("sorry no i mean meant actually")
+REPLACING = _words("sorry no mean meant actually")
 
 # Predicates whose claims are about wishes and plans: a hedge is what they state.
 WISHFUL = frozenset({"has_goal"})

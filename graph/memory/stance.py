@@ -429,6 +429,8 @@ def negation(fragment: Fragment, focus: Focus, subject_at: int | None) -> tuple[
         if focus.holds(position) or position == focus.cue or not is_negator(words, position):
             continue
         later = range(position + 1, focus.anchor)
+        if _closed_off(fragment, position, focus):
+            continue
         if any(_starts_subject(words[between]) for between in later):
             governed = next((words[p] for p in later if words[p].base not in senses.FILLERS), None)
             if governed is not None and governed.is_(*senses.COGNITIVE):
@@ -440,6 +442,18 @@ def negation(fragment: Fragment, focus: Focus, subject_at: int | None) -> tuple[
             return phrase(words, position, position + 1), False
         return words[position].written, False
     return None, False
+
+
+def _closed_off(fragment: Fragment, negator: int, focus: Focus) -> bool:
+    """A negator that has its own words in an earlier clause, closed by a dash or a semicolon
+    ("I'm not unemployed anymore - started at Fennick Labs"): it negates those words only."""
+    words = fragment.words
+    own = fragment.clause_range(negator)
+    if focus.anchor in own or own.stop >= len(words) or words[own.stop].sentence != words[negator].sentence:
+        return False
+    boundary = fragment.text[words[own.stop - 1].end : words[own.stop].start]
+    has_words = any(words[p].base not in senses.FILLERS for p in range(negator + 1, own.stop))
+    return has_words and any(mark in boundary for mark in ("-", "\u2013", "\u2014", ";"))
 
 
 def _disowned(words: Sequence[Word], negator: int, rest: range, focus: Focus) -> tuple[str | None, bool]:

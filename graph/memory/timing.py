@@ -188,6 +188,9 @@ def replaced(fragment: Fragment, focus: Focus) -> str | None:
             return words[position].written
     after = focus.last + 1
     sentence = fragment.sentence_range(focus.last)
+    if after + 1 < sentence.stop and words[after].base == "i" and next_is(words, after, "mean"):
+        # "at 3, I mean 4"; an "I" that goes on to say something else replaces nothing.
+        return words[after].written
     if after + 1 < sentence.stop and words[after].base in senses.REPLACING:
         return words[after].written
     return None

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from graph.memory import senses
+from graph.memory.mood import mood_word
 from graph.memory.sentences import Focus, Fragment, Word
-from graph.memory.stance import is_possessive, mood_word
+from graph.memory.stance import is_possessive
 
 CUE_REACH = 8
 _AFTERTHOUGHT_WORDS = 6

@@ -22,13 +22,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graph.memory import irony, questions, senses, stance, timing
+from graph.memory import irony, mood, questions, senses, stance, timing
 from graph.memory.cues import find_cue, others_relation
 from graph.memory.dates import DateParts, ambiguous_date, date_parts, find_date_mentions
 from graph.memory.models import Verdict
+from graph.memory.mood import Mood
 from graph.memory.predicates import PREDICATE_RULES
 from graph.memory.sentences import Focus, Fragment, find_span, lemmas_of, parts_of_speech, read_fragment
-from graph.memory.stance import Mood, Time, Whose
+from graph.memory.stance import Time, Whose
 from graph.memory.verifier import (
     SELF_SUBJECTS,
     ClaimStatement,
@@ -274,7 +275,7 @@ def _read_stance(
             f"{found_at}, but '{mocked}' makes it ironic: send what the person means, in their words",
             3,
         )
-    found_mood, mood_phrase = stance.mood(fragment, focus)
+    found_mood, mood_phrase = mood.mood(fragment, focus)
     problem = _mood_problem(claim, found_mood, mood_phrase)
     if problem is not None:
         return _Settled(Reading.UNSETTLED, f"{found_at}, but {problem}", 3)

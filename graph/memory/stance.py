@@ -1,6 +1,7 @@
 """How a sentence stands towards one mention of a claim's object: whose it is, whether it is
-denied, hedged, wished, asked or reported (when it holds and whether a later clause takes it
-back are in `timing`). Pure functions over `sentences.Fragment`; the verdict is the verifier's business.
+denied or reported (how it is put is in `mood`, asked in `questions`, ironic in `irony`; when it
+holds and whether a later clause takes it back in `timing`). Pure functions over
+`sentences.Fragment`; the verdict is the verifier's business.
 
 The reading is a set of clause rules over lemmas, not a parse (docs/memory.md says why):
 - who: the nearest subject before the words that say the claim, within their sentence: a
@@ -8,9 +9,8 @@ The reading is a set of clause rules over lemmas, not a parse (docs/memory.md sa
   subject at all is the speaker's own elided "I" of diary-style speech ("Started at Quillmark").
 - denied: a negator from that subject to the object (or to a cue after it) whose reach no new
   subject cuts; one that negates a verb of thinking ("I don't think I...") hedges instead.
-- mood: a question, a wish, a plan, a hedge or a belief in the clause or in subject-less
-  clauses leading up to it; a reporting verb whose subject is someone else ("my boss says"),
-  unless a later clause agrees ("and she's right").
+- reported: a reporting verb whose subject is someone else ("my boss says"), unless a later
+  clause agrees ("and she's right").
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from functools import lru_cache
 from lemminflect import getAllInflections
 
 from graph.memory import senses
-from graph.memory.questions import answer, is_question
+from graph.memory.questions import answer
 from graph.memory.sentences import CONTRAST_WORDS, Focus, Fragment, Word
 from graph.text import STOP_WORDS
 
@@ -31,15 +31,6 @@ class Whose(StrEnum):
     SPEAKER = "speaker"
     SUBJECT = "subject"
     OTHER = "other"
-
-
-class Mood(StrEnum):
-    ASSERTED = "asserted"
-    QUESTION = "question"
-    WISH = "wish"
-    PLAN = "plan"
-    HEDGE = "hedge"
-    BELIEF = "belief"
 
 
 class Time(StrEnum):
@@ -408,7 +399,7 @@ def _opens_idiom(words: Sequence[Word], position: int) -> bool:
     return any(following[: len(idiom)] == idiom for idiom in senses.NOT_DENIALS)
 
 
-def _starts_subject(word: Word) -> bool:
+def starts_subject(word: Word) -> bool:
     return word.base in senses.SPEAKER_SUBJECTS or word.base in senses.OTHER_PRONOUNS
 
 
@@ -431,7 +422,7 @@ def negation(fragment: Fragment, focus: Focus, subject_at: int | None) -> tuple[
         later = range(position + 1, focus.anchor)
         if _closed_off(fragment, position, focus):
             continue
-        if any(_starts_subject(words[between]) for between in later):
+        if any(starts_subject(words[between]) for between in later):
             governed = next((words[p] for p in later if words[p].base not in senses.FILLERS), None)
             if governed is not None and governed.is_(*senses.COGNITIVE):
                 return phrase(words, position, position + 1), True
@@ -483,7 +474,7 @@ def denial(fragment: Fragment, focus: Focus, predicate: str) -> str | None:
         word = words[position]
         later = range(position + 1, focus.first)
         # "I hate how much I love reality TV": a new subject says its own thing; "not bad at".
-        said_alone = not any(_starts_subject(words[p]) for p in later)
+        said_alone = not any(starts_subject(words[p]) for p in later)
         if word.is_(*denying) and said_alone and (position == 0 or not is_negator(words, position - 1)):
             return word.written
         if (
@@ -517,85 +508,4 @@ def passed_over(fragment: Fragment, focus: Focus) -> str | None:
         return phrase(words, before, focus.first - 1)
     if word.base == "to" and any(words[p].is_("prefer") for p in fragment.clause_range(before) if p < before):
         return phrase(words, before, focus.first - 1)
-    return None
-
-
-# --- mood ----------------------------------------------------------------------------------
-
-
-def _has_subject(fragment: Fragment, clause: range) -> bool:
-    return any(_starts_subject(fragment.words[p]) or is_person(fragment.words, p) for p in clause)
-
-
-def _scope(fragment: Fragment, focus: Focus) -> range:
-    """The words that can hedge the focus: its clause up to the object, and the subject-less
-    clauses of the sentence just before it ("Maybe one day, ...")."""
-    words = fragment.words
-    start = fragment.clause_range(focus.anchor).start
-    sentence = fragment.sentence_range(focus.anchor)
-    while start > sentence.start and words[start].base not in CONTRAST_WORDS:
-        previous = fragment.clause_range(start - 1)
-        if _has_subject(fragment, previous):
-            break
-        start = previous.start
-    return range(start, focus.first)
-
-
-def mood(fragment: Fragment, focus: Focus) -> tuple[Mood, str]:
-    """How the statement is put, with the words that put it so (empty for a plain assertion)."""
-    if is_question(fragment, focus):
-        return Mood.QUESTION, "?"
-    words = fragment.words
-    for position in _scope(fragment, focus):
-        found = mood_word(words, position)
-        if found is not None and not _wanted_by_another(words, position):
-            return found
-    return Mood.ASSERTED, ""
-
-
-def _wanted_by_another(words: Sequence[Word], position: int) -> bool:
-    """A wish whose own subject, right before it, is a thing or someone else ("The form wanted
-    my full name"): it is not the speaker's."""
-    if position == 0:
-        return False
-    before = words[position - 1]
-    return before.base not in senses.SPEAKER_WORDS and (before.noun or is_person(words, position - 1))
-
-
-def _counterfactual_age(words: Sequence[Word], position: int) -> bool:
-    """ "would have been 90", "would've turned 50": the age someone did not live to reach, which
-    hedges nothing of the day it falls on."""
-    following = [word.base for word in words[position + 1 : position + 4]]
-    if words[position].full in {"would've", "wouldve"}:
-        following = ["have", *following]
-    return (
-        following[:1] == ["have"]
-        and len(following) >= 3
-        and following[1] in {"been", "turned"}
-        and following[2].isdigit()
-    )
-
-
-def mood_word(words: Sequence[Word], position: int) -> tuple[Mood, str] | None:
-    """The mood a word gives what follows it ("want", "maybe", "one day", "I think"), if any."""
-    word = words[position]
-    two = phrase(words, position, position + 1)
-    if word.is_(*senses.WISHES) or (
-        word.full in {"i'd", "id", "would"} and next_is(words, position, "love", "like")
-    ):
-        return Mood.WISH, two
-    if word.base == "one" and next_is(words, position, "day"):
-        return Mood.WISH, two
-    if word.is_(*senses.PLANS) or (
-        word.is_("think", "wonder") and next_is(words, position, "about", "of", "whether")
-    ):
-        return Mood.PLAN, two
-    if word.full in senses.UNDER_WAY:
-        return Mood.PLAN, word.written
-    if word.base in senses.HEDGES and not (word.base == "would" and next_is(words, position, "rather")):
-        if _counterfactual_age(words, position):
-            return None
-        return Mood.HEDGE, word.written
-    if word.is_(*senses.BELIEFS) and position > 0 and words[position - 1].base in senses.SPEAKER_SUBJECTS:
-        return Mood.BELIEF, phrase(words, position - 1, position)
     return None

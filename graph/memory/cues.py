@@ -121,6 +121,20 @@ def _leading_denial(fragment: Fragment, focus: Focus) -> int | None:
     return sentence.start
 
 
+def _doer(fragment: Fragment, focus: Focus) -> int | None:
+    """A skill said by being one who does it: "I'm a decent swimmer", "been a welder for ten
+    years". The object's activity found as its doer noun after "a", with "be" before that."""
+    words = fragment.words
+    if focus.first != focus.last or words[focus.first].base.endswith("ing"):
+        return None
+    sentence = fragment.sentence_range(focus.first)
+    for article in range(focus.first - 1, max(sentence.start, focus.first - 4) - 1, -1):
+        if words[article].base in {"a", "an"}:
+            before = words[max(sentence.start, article - 2) : article]
+            return article if any(word.is_("be") for word in before) else None
+    return None
+
+
 def _done_skill(fragment: Fragment, focus: Focus) -> int | None:
     """An activity said as done ("Knitted a jumper"): doing it shows the skill."""
     word = fragment.words[focus.first]
@@ -225,7 +239,8 @@ def _age_reached(fragment: Fragment, focus: Focus) -> int | None:
     ):
         return None
     for position in range(fragment.clause_range(focus.first).start + 1, focus.first):
-        if words[position].base.isdigit() and words[position - 1].is_("turn", "be"):
+        age = words[position].base.isdigit() or words[position].base in senses.NUMBER_WORDS
+        if age and words[position - 1].is_("turn", "be"):
             between = words[position + 1 : focus.first]
             if all(word.base in {"on", "the", "of"} for word in between):
                 return position
@@ -300,7 +315,7 @@ _CONSTRUCTIONS: dict[str, tuple[Callable[[Fragment, Focus], int | None], ...]] =
     "prefers": (_contrast, _ranked, _kind_of_person),
     "likes": (_liking_idiom, _kind_of_person),
     "corrected": (_contrast, _leading_denial),
-    "has_skill": (_done_skill,),
+    "has_skill": (_done_skill, _doer),
     "has_goal": (_goal_time, _wished),
     "knows": (_companion,),
     "born_on": (_birth_noun, _age_reached),
@@ -362,9 +377,14 @@ def _subject_word(word: Word) -> bool:
 
 
 def _not_a_cue(words: Sequence[Word], position: int) -> bool:
-    """Cue words in a sense that says something else: "meant to" (an intention)."""
-    following = words[position + 1].base if position + 1 < len(words) else ""
-    return words[position].is_("mean") and following == "to"
+    """Cue words in a sense that says something else: "meant to" (an intention), "birthday
+    party" (the party's day, as a funeral's is not the death's)."""
+    following = words[position + 1] if position + 1 < len(words) else None
+    if following is None:
+        return False
+    if words[position].is_("birthday", "bday") and following.is_(*senses.OCCASIONS):
+        return True
+    return words[position].is_("mean") and following.base == "to"
 
 
 def find_cue(

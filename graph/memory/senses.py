@@ -285,6 +285,13 @@ DATED = frozenset({"born_on", "died_on"})
 # said by a word of correcting, and a bare date says no birth or death ("survived the crash in
 # 1999", "the funeral was on 9 April").
 UNVOUCHED = SPEECH_ACTS | DATED
+# Ages in words: "turned five on 3 November".
+NUMBER_WORDS = _words(
+    """one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
+    sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred"""
+)
+# Occasions held for a birthday, on a day of their own: "her birthday party is on the 9th".
+OCCASIONS = _words("party drinks dinner celebration bash do lunch meal")
 # Said right after a year or a feast, these say a birth: "a 1991 baby", "leap-year baby".
 BIRTH_NOUNS = _words("baby kid")
 # Verbs giving the value a correction replaces: "I said Leeds but meant Bradford".

@@ -355,7 +355,13 @@ def _object_missing(claim: _Claim, fragment: Fragment, where: str) -> str:
             "month first: send the date in words, or words that settle the order"
         )
     present = frozenset(lemma for word in fragment.words for lemma in word.lemmas)
-    missing = [sorted(term)[0] for term in claim.object_terms if present.isdisjoint(term)]
+    own = claim.object_words
+    # Name the object's own word, not another word for it ("wife", not "missus").
+    missing = [
+        min(term, key=lambda lemma: (lemma not in own, lemma))
+        for term in claim.object_terms
+        if present.isdisjoint(term)
+    ]
     value = label(claim.statement.object)
     if missing:
         return (

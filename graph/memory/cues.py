@@ -231,12 +231,8 @@ def _age_reached(fragment: Fragment, focus: Focus) -> int | None:
     """A birthday said by an age reached on a day: "turns 30 on 9 May", "would have been 90 on
     12 March". Only of a day without a year: the year of a birthday party is not the birth's."""
     words = fragment.words
-    after = focus.last + 1
-    if (
-        after < len(words)
-        and words[after].base.isdigit()
-        and words[after].sentence == words[focus.last].sentence
-    ):
+    stop = min(focus.last + 2, fragment.sentence_range(focus.last).stop)
+    if any(len(word.base) == 4 and word.base.isdigit() for word in words[focus.first : stop]):
         return None
     for position in range(fragment.clause_range(focus.first).start + 1, focus.first):
         age = words[position].base.isdigit() or words[position].base in senses.NUMBER_WORDS

@@ -198,6 +198,10 @@ def _read_mention(
         return _Settled(Reading.UNSETTLED, f"{found_at}, but {_QUESTION}", 3)
     cue = find_cue(fragment, bare, claim.predicate, claim.cues, span)
     vouched = claim.predicate not in senses.UNVOUCHED and _vouched(mention, span)
+    owner = others_relation(fragment, bare) if claim.predicate == "relationship_to" else None
+    if owner is not None:
+        # The relation noun is there, but someone else's: saying so is what the host can fix.
+        return _Settled(Reading.UNSETTLED, f"{found_at}, but {_relation_problem(owner)}", 2)
     if cue is None and claim.cues and not vouched:
         examples = ", ".join(sorted(claim.cues)[:5])
         return _Settled(
@@ -211,6 +215,11 @@ def _read_mention(
     if problem is not None:
         return _Settled(Reading.UNSETTLED, f"{found_at}, but {problem}", 2)
     return _read_stance(fragment, focus, claim, subject_at, found_at)
+
+
+def _relation_problem(owner: str) -> str:
+    whose = owner.removesuffix("'s")
+    return f"the relation is {owner}, not the person's: send subject '{whose}'"
 
 
 def _vouched(mention: tuple[int, int], span: range | None) -> bool:
@@ -242,10 +251,6 @@ def _whose_problem(fragment: Fragment, focus: Focus, claim: _Claim) -> tuple[str
         not claim.subject_terms.isdisjoint(word.lemmas) for word in fragment.words[: focus.anchor]
     )
     problem = _subject_problem(claim, whose, who, named_earlier)
-    if problem is None and claim.predicate == "relationship_to":
-        owner = others_relation(fragment, focus)
-        if owner is not None:
-            problem = f"the relation is {owner}, not the person's: send subject '{owner[:-2]}'"
     if problem is None and claim.predicate == "identity_is":
         named = stance.names_another(fragment, focus)
         if named is not None:

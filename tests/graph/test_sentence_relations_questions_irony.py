@@ -24,40 +24,102 @@ def _verify(
     return VERIFIER.verify(claim, [text])
 
 
-def _entailed(case: tuple[str, ...]) -> bool:
-    return _verify(*case).verdict is Verdict.ENTAILED
+def said(text: str, predicate: str, obj: str, subject: str = "user", evidence: str | None = None) -> object:
+    return pytest.param(text, predicate, obj, subject, evidence, True, id=f"said: {text}")
 
 
-@pytest.mark.parametrize(
-    "case",
-    [
-        # The object's own relation noun says it, and the clause's event does not date it.
-        ("My wife Noor is away at a conference till Friday.", "relationship_to", "wife Noor"),
-        ("Noor, my wife, says hi.", "relationship_to", "wife Noor"),
-        ("Stepdaughter's got her driving test tomorrow.", "relationship_to", "stepdaughter"),
-        ("mum's 70 next week, need a present", "relationship_to", "mum"),
-        # Words for one relation are read as one; a relation noun that is also a verb stays.
-        ("Grandad (Walter) still does the crossword.", "relationship_to", "grandfather Walter"),
-        ("hubby Dev made the best curry tonight", "relationship_to", "husband Dev"),
-    ],
-)
-def test_a_relation_sent_with_its_noun_is_read(case: tuple[str, ...]) -> None:
-    assert _entailed(case), _verify(*case).reason
+def refused(
+    text: str, predicate: str, obj: str, subject: str = "user", evidence: str | None = None
+) -> object:
+    return pytest.param(text, predicate, obj, subject, evidence, False, id=f"refused: {text}")
 
 
-@pytest.mark.parametrize(
-    "case",
-    [
-        ("Noor's wife is coming to dinner on Saturday.", "relationship_to", "wife Noor"),
-        ("My sister's husband Dev fixed our boiler.", "relationship_to", "husband Dev"),
-        ("My friend's son Arlo starts school next week.", "relationship_to", "Arlo"),
-        ("Divorced Pete in 2019, best decision I ever made.", "relationship_to", "husband Pete"),
-        ("Marrying Jess next month, can't believe it!", "relationship_to", "wife Jess"),
-        ("My grandfather Walter taught me chess.", "relationship_to", "father Walter"),
-    ],
-)
-def test_someone_elses_or_another_relation_is_refused(case: tuple[str, ...]) -> None:
-    assert not _entailed(case)
+READINGS = [
+    # Relations sent as "<relation> <Name>" or the relation alone: the object's own relation
+    # noun says it when the speaker owns it, and the clause's event does not date it.
+    said("My wife Noor is away at a conference till Friday.", "relationship_to", "wife Noor"),
+    said("Noor, my wife, says hi.", "relationship_to", "wife Noor"),
+    said("Stepdaughter's got her driving test tomorrow.", "relationship_to", "stepdaughter"),
+    said("mum's 70 next week, need a present", "relationship_to", "mum"),
+    # Words for one relation are read as one; a relation noun that is also a verb stays.
+    said("Grandad (Walter) still does the crossword.", "relationship_to", "grandfather Walter"),
+    said("hubby Dev made the best curry tonight", "relationship_to", "husband Dev"),
+    refused("Noor's wife is coming to dinner on Saturday.", "relationship_to", "wife Noor"),
+    refused("My sister's husband Dev fixed our boiler.", "relationship_to", "husband Dev"),
+    refused("My friend's son Arlo starts school next week.", "relationship_to", "Arlo"),
+    refused("Divorced Pete in 2019, best decision I ever made.", "relationship_to", "husband Pete"),
+    refused("Marrying Jess next month, can't believe it!", "relationship_to", "wife Jess"),
+    refused("My grandfather Walter taught me chess.", "relationship_to", "father Walter"),
+    # A date said of the event, and dates of other events or with no word of one.
+    said("Uncle Ron survived the crash in 1999 and died peacefully in 2019.", "died_on", "2019", "Ron"),
+    said("Grandpa would have been 90 on 12 March.", "born_on", "12 March", "Grandpa"),
+    said("Lily turned five on 3 November.", "born_on", "3 November", "Lily"),
+    said("Leap-year baby here: 29 February 1996.", "born_on", "1996-02-29"),
+    refused(
+        "Uncle Ron survived the crash in 1999 and died in 2019.",
+        "died_on",
+        "1999",
+        "Ron",
+        "Uncle Ron survived the crash in 1999",
+    ),
+    refused(
+        "Mum's funeral was on 9 April 2019.",
+        "died_on",
+        "2019-04-09",
+        "Mum",
+        "Mum's funeral was on 9 April 2019",
+    ),
+    refused("Grandpa would have been 90 on 12 March.", "died_on", "12 March", "Grandpa"),
+    refused("Lily turned five on 3 November 2023.", "born_on", "2023-11-03", "Lily"),
+    refused("Lily's birthday party is on 3 November.", "born_on", "3 November", "Lily"),
+    # A negated verb of saying cancels a second negator, and denies a clause without one.
+    said("Not gonna pretend I don't adore reality TV.", "likes", "reality TV"),
+    said("Can't say I don't enjoy a good thunderstorm.", "likes", "thunderstorm"),
+    said("It's not like I don't know Gareth - we shared a flat.", "knows", "Gareth"),
+    said("Not gonna pretend I'm not a night owl.", "profile_fact", "night owl"),
+    refused("Not gonna pretend I love jazz.", "likes", "jazz"),
+    refused("Can't say I enjoy cricket.", "likes", "cricket"),
+    refused("I don't dislike cricket, I just don't get it.", "likes", "cricket"),
+    # A question the person asks of themself and answers states the answer.
+    said("Do I want to go back to uni? Honestly, yes.", "has_goal", "go back to uni"),
+    said("Do I use Obsidian? Every single day.", "uses", "Obsidian"),
+    said("Am I still on the billing migration? Unfortunately yes.", "works_on", "billing migration"),
+    refused("Do I still work at Harbourline? No, left in May.", "works_at", "Harbourline"),
+    refused("Am I colourblind? No idea, never been tested.", "profile_fact", "colourblind"),
+    refused("Me, a morning person? Yeah right.", "profile_fact", "morning person"),
+    refused("Does Tom use Slack? Yes, all day.", "uses", "Slack"),
+    refused("Should I learn Rust? Yes, probably.", "has_skill", "Rust"),
+    # Set phrases of irony state nothing; a lone "oh" or "sure" agrees, an inner "not" is no tag.
+    refused("Oh sure, I work at NASA.", "works_at", "NASA"),
+    refused("Oh great, another Monday. Love Mondays.", "likes", "Mondays"),
+    refused("Yeah, I totally love using Teams. Said no one ever.", "uses", "Teams"),
+    refused("I love Mondays. Not.", "likes", "Mondays"),
+    said("Oh, I love jazz, always have.", "likes", "jazz"),
+    said("Sure, I use Notion for everything.", "uses", "Notion"),
+    said("I love jazz, not opera.", "likes", "jazz"),
+    # A skill said as a doer, or of a time of life that is over.
+    said("I'm a decent swimmer, nothing fancy.", "has_skill", "swimming"),
+    said("I've been a welder for ten years.", "has_skill", "welding"),
+    said("Learned to swim as a kid in the local lido.", "has_skill", "swimming"),
+    refused("Hired a welder for the gate.", "has_skill", "welding"),
+    refused("My dad is a welder.", "has_skill", "welding"),
+    refused("I'm a terrible swimmer.", "has_skill", "swimming"),
+    refused("Spoke decent German as a kid, forgot all of it.", "has_skill", "German"),
+    # A negator closed off by a dash negates its own words; a correction denying the old value.
+    said("I'm not unemployed anymore - started at Fennick Labs on Monday!", "works_at", "Fennick Labs"),
+    refused("Not at Corbel anymore - at Brightwater now.", "works_at", "Corbel"),
+    refused("I don't, honestly, work at Corbel.", "works_at", "Corbel"),
+    said("Not 2014 - we married in 2015, I always mix that up.", "corrected", "married in 2015"),
+    refused("Not 2014 - we married in 2015, I always mix that up.", "corrected", "married in 2014"),
+]
+
+
+@pytest.mark.parametrize(("text", "predicate", "obj", "subject", "evidence", "entailed"), READINGS)
+def test_each_construction_is_read_and_its_traps_are_refused(
+    text: str, predicate: str, obj: str, subject: str, evidence: str | None, entailed: bool
+) -> None:
+    found = _verify(text, predicate, obj, subject, evidence)
+    assert (found.verdict is Verdict.ENTAILED) is entailed, found.reason
 
 
 def test_the_reason_names_whose_relation_it_is() -> None:
@@ -65,137 +127,10 @@ def test_the_reason_names_whose_relation_it_is() -> None:
     assert "the relation is Noor's, not the person's" in found.reason
 
 
-@pytest.mark.parametrize(
-    "case",
-    [
-        ("Uncle Ron survived the crash in 1999 and died peacefully in 2019.", "died_on", "2019", "Ron"),
-        ("Grandpa would have been 90 on 12 March.", "born_on", "12 March", "Grandpa"),
-        ("Lily turned five on 3 November.", "born_on", "3 November", "Lily"),
-        ("Leap-year baby here: 29 February 1996.", "born_on", "1996-02-29", "user"),
-    ],
-)
-def test_a_date_said_of_the_event_is_read(case: tuple[str, ...]) -> None:
-    assert _entailed(case), _verify(*case).reason
-
-
-@pytest.mark.parametrize(
-    "case",
-    [
-        # A span around a date with no word of the death does not vouch for one.
-        (
-            "Uncle Ron survived the crash in 1999 and died in 2019.",
-            "died_on",
-            "1999",
-            "Ron",
-            "Uncle Ron survived the crash in 1999",
-        ),
-        (
-            "Mum's funeral was on 9 April 2019.",
-            "died_on",
-            "2019-04-09",
-            "Mum",
-            "Mum's funeral was on 9 April 2019",
-        ),
-        ("Grandpa would have been 90 on 12 March.", "died_on", "12 March", "Grandpa"),
-        ("Lily turned five on 3 November 2023.", "born_on", "2023-11-03", "Lily"),
-        ("Lily's birthday party is on 3 November.", "born_on", "3 November", "Lily"),
-    ],
-)
-def test_a_date_of_another_event_is_refused(case: tuple[str, ...]) -> None:
-    assert not _entailed(case)
-
-
-@pytest.mark.parametrize(
-    ("text", "predicate", "obj", "entailed"),
-    [
-        ("Not gonna pretend I don't adore reality TV.", "likes", "reality TV", True),
-        ("Can't say I don't enjoy a good thunderstorm.", "likes", "thunderstorm", True),
-        ("It's not like I don't know Gareth - we shared a flat.", "knows", "Gareth", True),
-        ("Not gonna pretend I'm not a night owl.", "profile_fact", "night owl", True),
-        # Without the second negator, the clause is what the person will not say.
-        ("Not gonna pretend I love jazz.", "likes", "jazz", False),
-        ("Can't say I enjoy cricket.", "likes", "cricket", False),
-        ("I don't dislike cricket, I just don't get it.", "likes", "cricket", False),
-    ],
-)
-def test_a_negated_verb_of_saying_cancels_a_second_negator(
-    text: str, predicate: str, obj: str, entailed: bool
-) -> None:
-    assert _entailed((text, predicate, obj)) is entailed
-
-
-@pytest.mark.parametrize(
-    ("text", "predicate", "obj", "entailed"),
-    [
-        ("Do I want to go back to uni? Honestly, yes.", "has_goal", "go back to uni", True),
-        ("Do I use Obsidian? Every single day.", "uses", "Obsidian", True),
-        ("Am I still on the billing migration? Unfortunately yes.", "works_on", "billing migration", True),
-        ("Do I still work at Harbourline? No, left in May.", "works_at", "Harbourline", False),
-        ("Am I colourblind? No idea, never been tested.", "profile_fact", "colourblind", False),
-        ("Me, a morning person? Yeah right.", "profile_fact", "morning person", False),
-        ("Does Tom use Slack? Yes, all day.", "uses", "Slack", False),
-        ("Should I learn Rust? Yes, probably.", "has_skill", "Rust", False),
-    ],
-)
-def test_a_question_the_person_answers_states_the_answer(
-    text: str, predicate: str, obj: str, entailed: bool
-) -> None:
-    assert _entailed((text, predicate, obj)) is entailed
-
-
 def test_a_no_to_ones_own_question_denies_it() -> None:
     found = _verify("Do I still work at Harbourline? No, left in May.", "works_at", "Harbourline")
     assert found.verdict is Verdict.CONTRADICTED
 
 
-@pytest.mark.parametrize(
-    ("text", "predicate", "obj", "entailed"),
-    [
-        ("Oh sure, I work at NASA.", "works_at", "NASA", False),
-        ("Oh great, another Monday. Love Mondays.", "likes", "Mondays", False),
-        ("Yeah, I totally love using Teams. Said no one ever.", "uses", "Teams", False),
-        ("I love Mondays. Not.", "likes", "Mondays", False),
-        # A lone "oh" or "sure" agrees, and a "not" inside a clause is no tag.
-        ("Oh, I love jazz, always have.", "likes", "jazz", True),
-        ("Sure, I use Notion for everything.", "uses", "Notion", True),
-        ("I love jazz, not opera.", "likes", "jazz", True),
-    ],
-)
-def test_set_phrases_of_irony_state_nothing(text: str, predicate: str, obj: str, entailed: bool) -> None:
-    assert _entailed((text, predicate, obj)) is entailed
-
-
 def test_the_reason_names_the_irony() -> None:
     assert "'Oh sure' makes it ironic" in _verify("Oh sure, I work at NASA.", "works_at", "NASA").reason
-
-
-@pytest.mark.parametrize(
-    ("text", "obj", "entailed"),
-    [
-        ("I'm a decent swimmer, nothing fancy.", "swimming", True),
-        ("I've been a welder for ten years.", "welding", True),
-        ("Learned to swim as a kid in the local lido.", "swimming", True),
-        ("Hired a welder for the gate.", "welding", False),
-        ("My dad is a welder.", "welding", False),
-        ("I'm a terrible swimmer.", "swimming", False),
-        ("Spoke decent German as a kid, forgot all of it.", "German", False),
-    ],
-)
-def test_a_skill_said_as_a_doer_or_of_a_time_of_life(text: str, obj: str, entailed: bool) -> None:
-    assert _entailed((text, "has_skill", obj)) is entailed
-
-
-@pytest.mark.parametrize(
-    ("text", "predicate", "obj", "entailed"),
-    [
-        ("I'm not unemployed anymore - started at Fennick Labs on Monday!", "works_at", "Fennick Labs", True),
-        ("Not at Corbel anymore - at Brightwater now.", "works_at", "Corbel", False),
-        ("I don't, honestly, work at Corbel.", "works_at", "Corbel", False),
-        ("Not 2014 - we married in 2015, I always mix that up.", "corrected", "married in 2015", True),
-        ("Not 2014 - we married in 2015, I always mix that up.", "corrected", "married in 2014", False),
-    ],
-)
-def test_a_negator_closed_off_by_a_dash_negates_its_own_words(
-    text: str, predicate: str, obj: str, entailed: bool
-) -> None:
-    assert _entailed((text, predicate, obj)) is entailed

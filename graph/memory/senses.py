@@ -282,9 +282,10 @@ SPEECH_ACTS = frozenset({"corrected"})
 # date, in its clause with no other subject between ("born in 1972 and we moved on 3 April").
 DATED = frozenset({"born_on", "died_on"})
 # Predicates an evidence span stands for only with a word of theirs in it: a correction is
-# said by a word of correcting, and a bare date says no birth or death ("survived the crash in
-# 1999", "the funeral was on 9 April").
-UNVOUCHED = SPEECH_ACTS | DATED
+# said by a word of correcting, and a bare date beside a death is most often another event's
+# ("the funeral was on 9 April"). A birth date stays vouched for by its span: people give their
+# own without a word of birth ("DOB 3/4/88", "another trip round the sun on 12 May").
+UNVOUCHED = SPEECH_ACTS | {"died_on"}
 # Ages in words: "turned five on 3 November".
 NUMBER_WORDS = _words(
     """one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from graph.memory import senses
-from graph.memory.sentences import Fragment, Word
-from graph.memory.stance import Focus, mood_word
+from graph.memory.mood import mood_word
+from graph.memory.sentences import Focus, Fragment, Word
+from graph.memory.stance import is_possessive
 
 CUE_REACH = 8
 _AFTERTHOUGHT_WORDS = 6
@@ -109,6 +110,31 @@ def _contrast(fragment: Fragment, focus: Focus) -> int | None:
     return None
 
 
+def _leading_denial(fragment: Fragment, focus: Focus) -> int | None:
+    """A correction said by denying the old value first: "Not 2014 - we married in 2015", "No,
+    Thursday": a sentence opening with a negated short value, the object in a later clause."""
+    words = fragment.words
+    sentence = fragment.sentence_range(focus.first)
+    opening = fragment.clause_range(sentence.start)
+    if words[sentence.start].base not in {"not", "no"} or len(opening) > 4 or focus.first in opening:
+        return None
+    return sentence.start
+
+
+def _doer(fragment: Fragment, focus: Focus) -> int | None:
+    """A skill said by being one who does it: "I'm a decent swimmer", "been a welder for ten
+    years". The object's activity found as its doer noun after "a", with "be" before that."""
+    words = fragment.words
+    if focus.first != focus.last or words[focus.first].base.endswith("ing"):
+        return None
+    sentence = fragment.sentence_range(focus.first)
+    for article in range(focus.first - 1, max(sentence.start, focus.first - 4) - 1, -1):
+        if words[article].base in {"a", "an"}:
+            before = words[max(sentence.start, article - 2) : article]
+            return article if any(word.is_("be") for word in before) else None
+    return None
+
+
 def _done_skill(fragment: Fragment, focus: Focus) -> int | None:
     """An activity said as done ("Knitted a jumper"): doing it shows the skill."""
     word = fragment.words[focus.first]
@@ -185,10 +211,97 @@ def _liking_idiom(fragment: Fragment, focus: Focus) -> int | None:
 
 def _birth_noun(fragment: Fragment, focus: Focus) -> int | None:
     """A birth said by what the person was as a baby: "a 1991 baby", "Leap-year baby here"."""
+    words = fragment.words
     after = focus.last + 1
-    if after < len(fragment.words) and fragment.words[after].base in senses.BIRTH_NOUNS:
+    if after < len(words) and words[after].base in senses.BIRTH_NOUNS:
         return after
+    # "Leap-year baby here: 29 February 1996": a kind of baby the speaker was, before the date
+    # in its sentence; "my baby", "the kid" are someone.
+    return next(
+        (
+            p
+            for p in range(fragment.sentence_range(focus.first).start + 1, focus.first)
+            if words[p].base in senses.BIRTH_NOUNS and words[p - 1].base not in senses.DETERMINERS
+        ),
+        None,
+    )
+
+
+def _age_reached(fragment: Fragment, focus: Focus) -> int | None:
+    """A birthday said by an age reached on a day: "turns 30 on 9 May", "would have been 90 on
+    12 March". Only of a day without a year: the year of a birthday party is not the birth's."""
+    words = fragment.words
+    stop = min(focus.last + 2, fragment.sentence_range(focus.last).stop)
+    if any(len(word.base) == 4 and word.base.isdigit() for word in words[focus.first : stop]):
+        return None
+    for position in range(fragment.clause_range(focus.first).start + 1, focus.first):
+        age = words[position].base.isdigit() or words[position].base in senses.NUMBER_WORDS
+        if age and words[position - 1].is_("turn", "be"):
+            between = words[position + 1 : focus.first]
+            if all(word.base in {"on", "the", "of"} for word in between):
+                return position
     return None
+
+
+def _speakers_relation(words: Sequence[Word], position: int) -> bool:
+    """A relation noun counts when the speaker owns it ("my stepson", "our daughter"); a verb
+    ("married", "dating") says it by itself."""
+    word = words[position]
+    if word.lemmas.isdisjoint(senses.PERSON_NOUNS):
+        return True
+    opens = position == 0 or words[position - 1].sentence != word.sentence
+    if (
+        (word.capitalised or opens)
+        and not is_possessive(words, position)
+        and (opens or not words[position - 1].noun)
+    ):
+        # "Mum (Rosa) turned seventy", "hubby (Rafe) cooked", "Stepdaughter's got her test": a
+        # kinship word used as a name, or bare at the start, is the speaker's own.
+        return True
+    return relation_owner(words, position) in senses.SPEAKER_POSSESSIVES
+
+
+def relation_owner(words: Sequence[Word], position: int) -> str | None:
+    """Whose relation the noun at `position` is: the nearest owner before it within three words
+    ("my brother's wife" is the brother's, "my older brother" the speaker's), None if none."""
+    for earlier in range(position - 1, max(-1, position - 4), -1):
+        word = words[earlier]
+        if word.sentence != words[position].sentence:
+            return None
+        if word.base in senses.SPEAKER_POSSESSIVES:
+            return word.base
+        if is_possessive(words, earlier) or word.base in {"his", "her", "their", "your"}:
+            return word.written
+    return None
+
+
+def others_relation(fragment: Fragment, focus: Focus) -> str | None:
+    """Whose relation the object's relation noun (or the one right before it) is, when it is
+    someone else's ("Noor's wife", "Sam's stepdaughter", "my friend's son Arlo"); None when it
+    is the speaker's or no relation is named there."""
+    words = fragment.words
+    # The noun right before a name is its relation too: "my friend's son Arlo" is the friend's.
+    for position in range(max(0, focus.first - 1), focus.last + 1):
+        if words[position].lemmas.isdisjoint(senses.PERSON_NOUNS):
+            continue
+        owner = relation_owner(words, position)
+        if owner is not None and owner not in senses.SPEAKER_POSSESSIVES:
+            return owner
+    return None
+
+
+def _own_relation(fragment: Fragment, focus: Focus) -> int | None:
+    """A relation said by the object's own relation noun ("my wife Noor", "Noor, my wife",
+    "Stepdaughter's got her test"), when it is the speaker's."""
+    words = fragment.words
+    return next(
+        (
+            p
+            for p in range(focus.first, focus.last + 1)
+            if not words[p].lemmas.isdisjoint(senses.PERSON_NOUNS) and _speakers_relation(words, p)
+        ),
+        None,
+    )
 
 
 _CONSTRUCTIONS: dict[str, tuple[Callable[[Fragment, Focus], int | None], ...]] = {
@@ -197,11 +310,12 @@ _CONSTRUCTIONS: dict[str, tuple[Callable[[Fragment, Focus], int | None], ...]] =
     "works_on": (_project,),
     "prefers": (_contrast, _ranked, _kind_of_person),
     "likes": (_liking_idiom, _kind_of_person),
-    "corrected": (_contrast,),
-    "has_skill": (_done_skill,),
+    "corrected": (_contrast, _leading_denial),
+    "has_skill": (_done_skill, _doer),
     "has_goal": (_goal_time, _wished),
     "knows": (_companion,),
-    "born_on": (_birth_noun,),
+    "born_on": (_birth_noun, _age_reached),
+    "relationship_to": (_own_relation,),
 }
 
 
@@ -259,9 +373,14 @@ def _subject_word(word: Word) -> bool:
 
 
 def _not_a_cue(words: Sequence[Word], position: int) -> bool:
-    """Cue words in a sense that says something else: "meant to" (an intention)."""
-    following = words[position + 1].base if position + 1 < len(words) else ""
-    return words[position].is_("mean") and following == "to"
+    """Cue words in a sense that says something else: "meant to" (an intention), "birthday
+    party" (the party's day, as a funeral's is not the death's)."""
+    following = words[position + 1] if position + 1 < len(words) else None
+    if following is None:
+        return False
+    if words[position].is_("birthday", "bday") and following.is_(*senses.OCCASIONS):
+        return True
+    return words[position].is_("mean") and following.base == "to"
 
 
 def find_cue(
@@ -295,23 +414,3 @@ def find_cue(
         return None
     # The nearest, and of two equally near the one before the object.
     return min(candidates, key=lambda position: (abs(position - focus.first), position > focus.first))
-
-
-def _speakers_relation(words: Sequence[Word], position: int) -> bool:
-    """A relation noun counts when the speaker owns it ("my stepson", "our daughter"); a verb
-    ("married", "dating") says it by itself."""
-    word = words[position]
-    if word.lemmas.isdisjoint(senses.PERSON_NOUNS):
-        return True
-    opens = position == 0 or words[position - 1].sentence != word.sentence
-    if (
-        (word.capitalised or opens)
-        and not word.full.endswith("'s")
-        and (opens or not words[position - 1].noun)
-    ):
-        # "Mum (Rosa) turned seventy", "hubby (Rafe) cooked": a kinship word used as a name, or
-        # bare at the start, is the speaker's own.
-        return True
-    return any(
-        earlier.base in senses.SPEAKER_POSSESSIVES for earlier in words[max(0, position - 3) : position]
-    )

@@ -82,11 +82,14 @@ def _parts_of_words(words: list[str]) -> DateParts | None:
     year = month = day = None
     for previous, word in zip(["", *words], words, strict=False):
         if _YEAR.match(word):
+            if year is not None and year != int(word):
+                # Two years are two dates ("in 1999 and died in 2019"), not one.
+                return None
             year = int(word)
         elif word in _MONTH_BY_NAME:
             month = _MONTH_BY_NAME[word]
         elif (ordinal := _ORDINAL.match(word)) is not None:
-            day = int(ordinal.group(1))
+            day = int(ordinal.group(1)) if _is_day(word) else day
         elif word in _FEASTS:
             month, day = _FEASTS[word]
         elif word in _DAY_WORDS:
@@ -94,6 +97,12 @@ def _parts_of_words(words: list[str]) -> DateParts | None:
     if year is None and month is None:
         return None
     return DateParts(year, month, day)
+
+
+def _is_day(word: str) -> bool:
+    """A day of a month in figures ("14", "3rd"); "90" in "would have been 90" is an age."""
+    found = _ORDINAL.match(word)
+    return found is not None and 1 <= int(found.group(1)) <= 31
 
 
 def date_parts(value: str) -> DateParts | None:
@@ -177,7 +186,7 @@ def find_date_mentions(fragment: Fragment, wanted: DateParts) -> list[tuple[int,
         if readings:
             continue
         base = words[first].base
-        if _parts_of_words([base]) is None and not _ORDINAL.match(base) and base not in _DAY_WORDS | _TENS:
+        if _parts_of_words([base]) is None and not _is_day(base) and base not in _DAY_WORDS | _TENS:
             continue
         for last in range(first, min(first + _WINDOW, len(words))):
             if words[last].sentence != words[first].sentence:

@@ -52,8 +52,31 @@ PERSON_NOUNS = _words(
     family bf gf hubby dog cat puppy pup sis bro stepson stepdaughter stepmum stepmom stepdad
     stepfather stepmother stepbrother stepsister stepchild stepkid team crew class group grandad
     granddad gramps grandson granddaughter grandchild godmother godfather godson goddaughter twin
-    missus
+    missus mummy nanna
     """
+)
+# Words for one relation that people use interchangeably: a claim's "grandfather Walter" is
+# the text's "Grandad (Walter)". Pet names and formal names, never one relation for another.
+_KIN = (
+    "mum mom mother mama mommy mummy",
+    "dad father papa daddy",
+    "grandad granddad grandpa grandfather gramps",
+    "gran granny grandma grandmother nan nana nanna",
+    "husband hubby",
+    "wife missus",
+    "brother bro",
+    "sister sis",
+    "boyfriend bf",
+    "girlfriend gf",
+    "child kid",
+    "grandchild grandkid",
+    "stepmum stepmom stepmother",
+    "stepdad stepfather",
+    "stepchild stepkid",
+    "fiance fiancee",
+)
+KIN: Mapping[str, frozenset[str]] = MappingProxyType(
+    {word: group for group in map(_words, _KIN) for word in group}
 )
 # Words a reporter uses: "my boss says I'm great at Excel" is the boss's word, not the speaker's.
 REPORTING = _words(
@@ -92,8 +115,12 @@ NOT_DENIALS = LIKING_IDIOMS + _phrases(
     "always",
     "every",
 )
-# Words between a negator and the verb it negates that change nothing ("don't really think").
-FILLERS = _words("really even actually honestly just quite")
+# Words between a negator and the verb it negates that change nothing ("don't really think",
+# "not gonna pretend").
+FILLERS = _words("really even actually honestly just quite gonna going to be")
+# What a negator disowns before a clause of its own: "not gonna pretend I...", "can't say
+# I...", "not that I...", "it's not like I...". The clause after it is what is not said.
+DISOWNING = _words("pretend say claim that like")
 # Said of something wished, planned, considered or doubted: not an assertion of it.
 WISHES = _words("want wanna hope wish dream aspire crave tempt")
 PLANS = _words("plan intend aim goal resolution consider apply interview offer")
@@ -104,10 +131,24 @@ UNDER_WAY = _words("learning trying practising practicing attempting")
 SWITCHING = _words("switch move migrate change convert")
 # "I think I'm allergic": what the speaker believes, not what they state.
 BELIEFS = _words("think guess suppose reckon believe assume")
+# A speaker answering their own question ("Do I want to go back to uni? Honestly, yes."): the
+# words that may come before the answer, the answers, and what makes one no answer at all
+# ("Yeah right", "No idea"). "Should I...?" deliberates; its answer is a plan, not a fact.
+ANSWER_FILLERS = _words("honestly well oh um hmm sadly unfortunately obviously frankly truthfully and")
+YES_ANSWERS = _words("yes yep yeah yup yea absolutely definitely totally certainly every daily always")
+NO_ANSWERS = _words("no nope nah")
+IRONIC_AFTER_YES = _words("right sure")
+NOT_AN_ANSWER = _words("idea clue doubt")
+DELIBERATING = _words("should shall")
 QUESTION_OPENERS = _words(
     "should shall do does did is are am was were can could would will have has what how why where "
     "when who which whether"
 )
+
+# Set phrases of irony: opening a sentence ("Oh sure, I work at NASA.") or tagged after it
+# ("I love Mondays. Said no one ever."). A lone "oh" or "sure" agrees; these mock.
+IRONIC_OPENERS = _phrases("oh sure", "oh great", "oh joy", "yeah right", "as if", "just what i needed")
+IRONIC_TAGS = _phrases("said no one ever", "said nobody ever", "yeah right", "not")
 
 # --- when ----------------------------------------------------------------------------------
 
@@ -130,6 +171,10 @@ STATES = _words("work be use like love enjoy live run want hope wish dream")
 # Predicates a past occasion proves now: "ran into Declan" says one knows him.
 OUTLASTING = frozenset({"knows"})
 # "start Monday", "starting next week": a start still to come.
+# A time of life that is over: what was done "as a kid" held in the past.
+LIFE_STAGES = _words("kid child teen teenager student toddler youngster boy girl baby")
+# Verbs of beginning something that may last: "learned to swim as a kid" can still swim.
+BEGINNINGS = _words("learn start begin pick take teach")
 START_VERBS = _words("start starts starting begin begins beginning")
 AFTER_START = _words(
     "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thurs fri "
@@ -176,7 +221,7 @@ CUES: Mapping[str, frozenset[str]] = MappingProxyType(
         ),
         "identity_is": _words("name call go identify pronoun be"),
         "born_on": _words("bear born birthday birth birthdate bday b dob"),
-        "died_on": _words("die dead death pass passing funeral lose d kill goodbye rip"),
+        "died_on": _words("die dead death pass passing lose d kill goodbye rip"),
         "likes": _words(
             """like love enjoy adore favorite favourite fav fave fan into obsess obsessed addict
             addicted hooked crazy mad fond passion passionate dig appreciate keen enough tired
@@ -236,12 +281,24 @@ SPEECH_ACTS = frozenset({"corrected"})
 # Predicates whose object is the date of an event: the predicate's word must say it of that
 # date, in its clause with no other subject between ("born in 1972 and we moved on 3 April").
 DATED = frozenset({"born_on", "died_on"})
+# Predicates an evidence span stands for only with a word of theirs in it: a correction is
+# said by a word of correcting, and a bare date beside a death is most often another event's
+# ("the funeral was on 9 April"). A birth date stays vouched for by its span: people give their
+# own without a word of birth ("DOB 3/4/88", "another trip round the sun on 12 May").
+UNVOUCHED = SPEECH_ACTS | {"died_on"}
+# Ages in words: "turned five on 3 November".
+NUMBER_WORDS = _words(
+    """one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
+    sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred"""
+)
+# Occasions held for a birthday, on a day of their own: "her birthday party is on the 9th".
+OCCASIONS = _words("party drinks dinner celebration bash do lunch meal")
 # Said right after a year or a feast, these say a birth: "a 1991 baby", "leap-year baby".
 BIRTH_NOUNS = _words("baby kid")
 # Verbs giving the value a correction replaces: "I said Leeds but meant Bradford".
 SAYING = _words("say write tell type put")
 # Words after a value that go on to replace it: "at 3, sorry, 4", "Dublin - no, Galway".
-REPLACING = _words("sorry no i mean meant actually")
+REPLACING = _words("sorry no mean meant actually")
 
 # Predicates whose claims are about wishes and plans: a hedge is what they state.
 WISHFUL = frozenset({"has_goal"})

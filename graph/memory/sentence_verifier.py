@@ -22,13 +22,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graph.memory import senses, stance, timing
-from graph.memory.cues import find_cue
+from graph.memory import irony, mood, questions, senses, stance, timing
+from graph.memory.cues import find_cue, others_relation
 from graph.memory.dates import DateParts, ambiguous_date, date_parts, find_date_mentions
 from graph.memory.models import Verdict
+from graph.memory.mood import Mood
 from graph.memory.predicates import PREDICATE_RULES
-from graph.memory.sentences import Fragment, find_span, lemmas_of, parts_of_speech, read_fragment
-from graph.memory.stance import Focus, Mood, Time, Whose
+from graph.memory.sentences import Focus, Fragment, find_span, lemmas_of, parts_of_speech, read_fragment
+from graph.memory.stance import Time, Whose
 from graph.memory.verifier import (
     SELF_SUBJECTS,
     ClaimStatement,
@@ -71,9 +72,32 @@ def _object_terms(value: str) -> tuple[frozenset[str], ...]:
     a longer object ("buy a flat", "lives in Leeds"): people say the thing, not the verb."""
     terms = search_terms(value)
     kept = [term for term in terms if term not in senses.ORG_SUFFIXES] or list(terms)
-    if len(kept) > 1 and "VERB" in parts_of_speech(kept[0]) and tokens(value)[0] == kept[0]:
+    # "husband Pete", "mother Ada": a relation noun that is also a verb names the relation.
+    leading_verb = "VERB" in parts_of_speech(kept[0]) and lemmas_of(kept[0]).isdisjoint(senses.PERSON_NOUNS)
+    if len(kept) > 1 and leading_verb and tokens(value)[0] == kept[0]:
         kept = kept[1:]
-    return tuple(lemmas_of(term) for term in kept)
+    return tuple(_with_doers(_with_kin(lemmas_of(term))) for term in kept)
+
+
+def _with_kin(lemmas: frozenset[str]) -> frozenset[str]:
+    """A relation's lemmas with the other words for it ("grandfather": grandad, grandpa...)."""
+    return lemmas.union(*(senses.KIN.get(lemma, frozenset()) for lemma in lemmas))
+
+
+def _with_doers(lemmas: frozenset[str]) -> frozenset[str]:
+    """An activity's lemmas with the noun for one who does it: "swimming" is said as "a decent
+    swimmer", "welding" as "a welder". Spellings that are no word never match a text's word."""
+    doers = {
+        doer
+        for lemma in lemmas
+        if "VERB" in parts_of_speech(lemma) and len(lemma) > 2
+        for doer in (
+            f"{lemma}er",
+            f"{lemma}{lemma[-1]}er",
+            f"{lemma}r" if lemma.endswith("e") else f"{lemma}er",
+        )
+    }
+    return lemmas | doers
 
 
 def find_mentions(
@@ -170,10 +194,14 @@ def _read_mention(
 ) -> _Settled:
     found_at = f"object {label(claim.statement.object)} found in {where}"
     bare = Focus(mention[0], mention[1], None)
-    if stance.is_question(fragment, bare):
+    if questions.is_question(fragment, bare):
         return _Settled(Reading.UNSETTLED, f"{found_at}, but {_QUESTION}", 3)
     cue = find_cue(fragment, bare, claim.predicate, claim.cues, span)
-    vouched = claim.predicate not in senses.SPEECH_ACTS and _vouched(mention, span)
+    vouched = claim.predicate not in senses.UNVOUCHED and _vouched(mention, span)
+    owner = others_relation(fragment, bare) if claim.predicate == "relationship_to" else None
+    if owner is not None:
+        # The relation noun is there, but someone else's: saying so is what the host can fix.
+        return _Settled(Reading.UNSETTLED, f"{found_at}, but {_relation_problem(owner)}", 2)
     if cue is None and claim.cues and not vouched:
         examples = ", ".join(sorted(claim.cues)[:5])
         return _Settled(
@@ -187,6 +215,11 @@ def _read_mention(
     if problem is not None:
         return _Settled(Reading.UNSETTLED, f"{found_at}, but {problem}", 2)
     return _read_stance(fragment, focus, claim, subject_at, found_at)
+
+
+def _relation_problem(owner: str) -> str:
+    whose = owner.removesuffix("'s")
+    return f"the relation is {owner}, not the person's: send subject '{whose}'"
 
 
 def _vouched(mention: tuple[int, int], span: range | None) -> bool:
@@ -240,7 +273,14 @@ def _read_stance(
             "themself, or authority 'other'",
             3,
         )
-    found_mood, mood_phrase = stance.mood(fragment, focus)
+    mocked = irony.ironic(fragment, focus)
+    if mocked is not None:
+        return _Settled(
+            Reading.UNSETTLED,
+            f"{found_at}, but '{mocked}' makes it ironic: send what the person means, in their words",
+            3,
+        )
+    found_mood, mood_phrase = mood.mood(fragment, focus)
     problem = _mood_problem(claim, found_mood, mood_phrase)
     if problem is not None:
         return _Settled(Reading.UNSETTLED, f"{found_at}, but {problem}", 3)
@@ -320,7 +360,13 @@ def _object_missing(claim: _Claim, fragment: Fragment, where: str) -> str:
             "month first: send the date in words, or words that settle the order"
         )
     present = frozenset(lemma for word in fragment.words for lemma in word.lemmas)
-    missing = [sorted(term)[0] for term in claim.object_terms if present.isdisjoint(term)]
+    own = claim.object_words
+    # Name the object's own word, not another word for it ("wife", not "missus").
+    missing = [
+        min(term, key=lambda lemma: (lemma not in own, lemma))
+        for term in claim.object_terms
+        if present.isdisjoint(term)
+    ]
     value = label(claim.statement.object)
     if missing:
         return (

@@ -195,3 +195,23 @@ def find_span(fragment: Fragment, span: str) -> range | None:
         if fulls[start : start + len(wanted)] == wanted:
             return range(start, start + len(wanted))
     return None
+
+
+@dataclass(frozen=True)
+class Focus:
+    """Where the claim is said: the object's words and the cue nearest them (None: no cue)."""
+
+    first: int
+    last: int
+    cue: int | None
+
+    @property
+    def anchor(self) -> int:
+        return self.first if self.cue is None else min(self.cue, self.first)
+
+    @property
+    def end(self) -> int:
+        return self.last if self.cue is None else max(self.cue, self.last)
+
+    def holds(self, position: int) -> bool:
+        return self.first <= position <= self.last

@@ -1,6 +1,7 @@
 """How a sentence stands towards one mention of a claim's object: whose it is, whether it is
-denied, hedged, wished, asked or reported (when it holds and whether a later clause takes it
-back are in `timing`). Pure functions over `sentences.Fragment`; the verdict is the verifier's business.
+denied or reported (how it is put is in `mood`, asked in `questions`, ironic in `irony`; when it
+holds and whether a later clause takes it back in `timing`). Pure functions over
+`sentences.Fragment`; the verdict is the verifier's business.
 
 The reading is a set of clause rules over lemmas, not a parse (docs/memory.md says why):
 - who: the nearest subject before the words that say the claim, within their sentence: a
@@ -8,22 +9,21 @@ The reading is a set of clause rules over lemmas, not a parse (docs/memory.md sa
   subject at all is the speaker's own elided "I" of diary-style speech ("Started at Quillmark").
 - denied: a negator from that subject to the object (or to a cue after it) whose reach no new
   subject cuts; one that negates a verb of thinking ("I don't think I...") hedges instead.
-- mood: a question, a wish, a plan, a hedge or a belief in the clause or in subject-less
-  clauses leading up to it; a reporting verb whose subject is someone else ("my boss says"),
-  unless a later clause agrees ("and she's right").
+- reported: a reporting verb whose subject is someone else ("my boss says"), unless a later
+  clause agrees ("and she's right").
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 
 from lemminflect import getAllInflections
 
 from graph.memory import senses
-from graph.memory.sentences import CONTRAST_WORDS, Fragment, Word
+from graph.memory.questions import answer
+from graph.memory.sentences import CONTRAST_WORDS, Focus, Fragment, Word
 from graph.text import STOP_WORDS
 
 
@@ -33,40 +33,11 @@ class Whose(StrEnum):
     OTHER = "other"
 
 
-class Mood(StrEnum):
-    ASSERTED = "asserted"
-    QUESTION = "question"
-    WISH = "wish"
-    PLAN = "plan"
-    HEDGE = "hedge"
-    BELIEF = "belief"
-
-
 class Time(StrEnum):
     CURRENT = "current"
     ENDED = "ended"
     PAST = "past"
     FUTURE = "future"
-
-
-@dataclass(frozen=True)
-class Focus:
-    """Where the claim is said: the object's words and the cue nearest them (None: no cue)."""
-
-    first: int
-    last: int
-    cue: int | None
-
-    @property
-    def anchor(self) -> int:
-        return self.first if self.cue is None else min(self.cue, self.first)
-
-    @property
-    def end(self) -> int:
-        return self.last if self.cue is None else max(self.cue, self.last)
-
-    def holds(self, position: int) -> bool:
-        return self.first <= position <= self.last
 
 
 def phrase(words: Sequence[Word], first: int, last: int) -> str:
@@ -87,6 +58,21 @@ def has_form(word: Word, tag: str, lemmas: frozenset[str] | None = None) -> bool
 
 
 # --- who -----------------------------------------------------------------------------------
+
+
+def is_possessive(words: Sequence[Word], position: int) -> bool:
+    """Whether a word ending in 's owns what follows ("Noor's wife") rather than hiding "is" or
+    "has" before a verb, an article or a number ("Stepdaughter's got", "Mum's a nurse", "mum's 70")."""
+    word = words[position]
+    if not word.full.endswith("'s") or word.base in senses.OTHER_PRONOUNS:
+        return False
+    following = words[position + 1] if position + 1 < len(words) else None
+    if following is None or following.sentence != word.sentence:
+        return False
+    participle = (
+        following.verb and not following.noun and (has_form(following, "VBN") or has_form(following, "VBD"))
+    )
+    return not (following.base in senses.DETERMINERS or following.base.isdigit() or participle)
 
 
 def _is_person_noun(word: Word) -> bool:
@@ -413,13 +399,17 @@ def _opens_idiom(words: Sequence[Word], position: int) -> bool:
     return any(following[: len(idiom)] == idiom for idiom in senses.NOT_DENIALS)
 
 
-def _starts_subject(word: Word) -> bool:
+def starts_subject(word: Word) -> bool:
     return word.base in senses.SPEAKER_SUBJECTS or word.base in senses.OTHER_PRONOUNS
 
 
 def negation(fragment: Fragment, focus: Focus, subject_at: int | None) -> tuple[str | None, bool]:
     """(the negating words, whether they only hedge) from the subject (or the clause's start)
     to the object, or to the cue when it follows the object in the same clause."""
+    replied = answer(fragment, focus)
+    if replied is not None and not replied[0]:
+        # "Do I want kids? No.": the speaker's own answer denies what they asked.
+        return replied[1], False
     words = fragment.words
     clause = fragment.clause_range(focus.first)
     start = min(clause.start, fragment.clause_range(focus.anchor).start)
@@ -430,15 +420,45 @@ def negation(fragment: Fragment, focus: Focus, subject_at: int | None) -> tuple[
         if focus.holds(position) or position == focus.cue or not is_negator(words, position):
             continue
         later = range(position + 1, focus.anchor)
-        if any(_starts_subject(words[between]) for between in later):
+        if _closed_off(fragment, position, focus):
+            continue
+        if any(starts_subject(words[between]) for between in later):
             governed = next((words[p] for p in later if words[p].base not in senses.FILLERS), None)
             if governed is not None and governed.is_(*senses.COGNITIVE):
                 return phrase(words, position, position + 1), True
+            if governed is not None and governed.base in senses.DISOWNING:
+                return _disowned(words, position, range(position + 1, stop + 1), focus)
             continue
         if words[position].base == "no" and next_is(words, position, "longer", "more"):
             return phrase(words, position, position + 1), False
         return words[position].written, False
     return None, False
+
+
+def _closed_off(fragment: Fragment, negator: int, focus: Focus) -> bool:
+    """A negator that has its own words in an earlier clause, closed by a dash or a semicolon
+    ("I'm not unemployed anymore - started at Fennick Labs"): it negates those words only."""
+    words = fragment.words
+    own = fragment.clause_range(negator)
+    if focus.anchor in own or own.stop >= len(words) or words[own.stop].sentence != words[negator].sentence:
+        return False
+    boundary = fragment.text[words[own.stop - 1].end : words[own.stop].start]
+    has_words = any(words[p].base not in senses.FILLERS for p in range(negator + 1, own.stop))
+    return has_words and any(mark in boundary for mark in ("-", "\u2013", "\u2014", ";"))
+
+
+def _disowned(words: Sequence[Word], negator: int, rest: range, focus: Focus) -> tuple[str | None, bool]:
+    """A negated verb of saying before a clause of its own ("Not gonna pretend I...", "Can't say
+    I...", "Not that I...", "It's not like I..."): a second negator in that clause cancels the
+    first ("...I don't adore reality TV" says the person adores it); without one the clause is
+    what the speaker will not say, so it is denied."""
+    second = next(
+        (p for p in rest if not focus.holds(p) and p != focus.cue and is_negator(words, p)),
+        None,
+    )
+    if second is not None:
+        return None, False
+    return phrase(words, negator, negator + 1), False
 
 
 def denial(fragment: Fragment, focus: Focus, predicate: str) -> str | None:
@@ -454,7 +474,7 @@ def denial(fragment: Fragment, focus: Focus, predicate: str) -> str | None:
         word = words[position]
         later = range(position + 1, focus.first)
         # "I hate how much I love reality TV": a new subject says its own thing; "not bad at".
-        said_alone = not any(_starts_subject(words[p]) for p in later)
+        said_alone = not any(starts_subject(words[p]) for p in later)
         if word.is_(*denying) and said_alone and (position == 0 or not is_negator(words, position - 1)):
             return word.written
         if (
@@ -488,80 +508,4 @@ def passed_over(fragment: Fragment, focus: Focus) -> str | None:
         return phrase(words, before, focus.first - 1)
     if word.base == "to" and any(words[p].is_("prefer") for p in fragment.clause_range(before) if p < before):
         return phrase(words, before, focus.first - 1)
-    return None
-
-
-# --- mood ----------------------------------------------------------------------------------
-
-
-def _has_subject(fragment: Fragment, clause: range) -> bool:
-    return any(_starts_subject(fragment.words[p]) or is_person(fragment.words, p) for p in clause)
-
-
-def _scope(fragment: Fragment, focus: Focus) -> range:
-    """The words that can hedge the focus: its clause up to the object, and the subject-less
-    clauses of the sentence just before it ("Maybe one day, ...")."""
-    words = fragment.words
-    start = fragment.clause_range(focus.anchor).start
-    sentence = fragment.sentence_range(focus.anchor)
-    while start > sentence.start and words[start].base not in CONTRAST_WORDS:
-        previous = fragment.clause_range(start - 1)
-        if _has_subject(fragment, previous):
-            break
-        start = previous.start
-    return range(start, focus.first)
-
-
-def is_question(fragment: Fragment, focus: Focus) -> bool:
-    """Whether the object's sentence asks rather than says."""
-    sentence = fragment.sentence_range(focus.anchor)
-    last = fragment.words[sentence.stop - 1]
-    tail = fragment.text[last.end : last.end + 4].lstrip(" \"'\u201d)")
-    if not tail.startswith("?"):
-        return False
-    first = fragment.words[sentence.start]
-    return first.base in senses.QUESTION_OPENERS or fragment.words[focus.first].clause == last.clause
-
-
-def mood(fragment: Fragment, focus: Focus) -> tuple[Mood, str]:
-    """How the statement is put, with the words that put it so (empty for a plain assertion)."""
-    if is_question(fragment, focus):
-        return Mood.QUESTION, "?"
-    words = fragment.words
-    for position in _scope(fragment, focus):
-        found = mood_word(words, position)
-        if found is not None and not _wanted_by_another(words, position):
-            return found
-    return Mood.ASSERTED, ""
-
-
-def _wanted_by_another(words: Sequence[Word], position: int) -> bool:
-    """A wish whose own subject, right before it, is a thing or someone else ("The form wanted
-    my full name"): it is not the speaker's."""
-    if position == 0:
-        return False
-    before = words[position - 1]
-    return before.base not in senses.SPEAKER_WORDS and (before.noun or is_person(words, position - 1))
-
-
-def mood_word(words: Sequence[Word], position: int) -> tuple[Mood, str] | None:
-    """The mood a word gives what follows it ("want", "maybe", "one day", "I think"), if any."""
-    word = words[position]
-    two = phrase(words, position, position + 1)
-    if word.is_(*senses.WISHES) or (
-        word.full in {"i'd", "id", "would"} and next_is(words, position, "love", "like")
-    ):
-        return Mood.WISH, two
-    if word.base == "one" and next_is(words, position, "day"):
-        return Mood.WISH, two
-    if word.is_(*senses.PLANS) or (
-        word.is_("think", "wonder") and next_is(words, position, "about", "of", "whether")
-    ):
-        return Mood.PLAN, two
-    if word.full in senses.UNDER_WAY:
-        return Mood.PLAN, word.written
-    if word.base in senses.HEDGES and not (word.base == "would" and next_is(words, position, "rather")):
-        return Mood.HEDGE, word.written
-    if word.is_(*senses.BELIEFS) and position > 0 and words[position - 1].base in senses.SPEAKER_SUBJECTS:
-        return Mood.BELIEF, phrase(words, position - 1, position)
     return None

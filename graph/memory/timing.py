@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graph.memory import senses
-from graph.memory.sentences import Fragment, Word
-from graph.memory.stance import Focus, Time, has_form, is_negator, next_is, phrase
+from graph.memory.sentences import Focus, Fragment, Word
+from graph.memory.stance import Time, has_form, is_negator, next_is, phrase
 
 
 def _is_past_state(words: Sequence[Word], position: int) -> bool:
@@ -39,6 +39,25 @@ def _ending(words: Sequence[Word], position: int, focus: Focus, predicate: str) 
     return Time.ENDED, word.written
 
 
+def _life_stage(words: Sequence[Word], position: int) -> bool:
+    """ "a kid", "a teenager", "a student" at `position`."""
+    return (
+        position + 1 < len(words)
+        and words[position].base in {"a", "an"}
+        and words[position + 1].is_(*senses.LIFE_STAGES)
+    )
+
+
+def _begun(words: Sequence[Word], position: int) -> bool:
+    """A beginning before `position` in its sentence ("learned to swim as a kid"): what began
+    then may hold now."""
+    sentence = words[position].sentence
+    return any(
+        word.sentence == sentence and word.is_(*senses.BEGINNINGS)
+        for word in words[max(0, position - 6) : position]
+    )
+
+
 def _time_marker(words: Sequence[Word], position: int) -> tuple[Time, str] | None:
     word = words[position]
     if word.base == "used" and next_is(words, position, "to"):
@@ -53,9 +72,15 @@ def _time_marker(words: Sequence[Word], position: int) -> tuple[Time, str] | Non
         return Time.FUTURE, phrase(words, position, position + 1)
     if word.base in {"until", "till"}:
         return Time.PAST, phrase(words, position, position + 1)
-    if (word.base in senses.FUTURE or word.full.endswith("'ll")) and not next_is(
-        words, position, *senses.HABITUAL
+    if word.base == "as" and _life_stage(words, position + 1) and not _begun(words, position):
+        # "Spoke decent German as a kid": said of a time of life that is over.
+        return Time.PAST, phrase(words, position, position + 2)
+    if (
+        (word.base in senses.FUTURE or word.full.endswith("'ll"))
+        and not next_is(words, position, *senses.HABITUAL)
+        and not next_is(words, position, *senses.DISOWNING, *senses.REPORTING)
     ):
+        # "Not gonna pretend I...", "I'll admit": the future is the saying's, not the claim's.
         return Time.FUTURE, word.written
     if word.base in {"going", "about"} and next_is(words, position, "to"):
         return Time.FUTURE, phrase(words, position, position + 1)
@@ -99,7 +124,19 @@ def time(fragment: Fragment, focus: Focus, predicate: str) -> tuple[Time, str]:
             marker = Time.PAST, words[position].written
         if marker is not None and (found is None or marker[0] is Time.ENDED):
             found = marker
+    if found is not None and found[0] is not Time.ENDED and _named_relation(fragment, focus, predicate):
+        # "My wife Noor is away till Friday", "mum's 70 next week": the time is the clause's
+        # event; a relation named by a noun holds until a word ends it ("my ex", "late").
+        return Time.CURRENT, ""
     return found or (Time.CURRENT, "")
+
+
+def _named_relation(fragment: Fragment, focus: Focus, predicate: str) -> bool:
+    return (
+        predicate in senses.PERSON_OBJECTS
+        and focus.cue is not None
+        and not fragment.words[focus.cue].lemmas.isdisjoint(senses.PERSON_NOUNS)
+    )
 
 
 # --- taken back ------------------------------------------------------------------------------
@@ -151,6 +188,9 @@ def replaced(fragment: Fragment, focus: Focus) -> str | None:
             return words[position].written
     after = focus.last + 1
     sentence = fragment.sentence_range(focus.last)
+    if after + 1 < sentence.stop and words[after].base == "i" and next_is(words, after, "mean"):
+        # "at 3, I mean 4"; an "I" that goes on to say something else replaces nothing.
+        return words[after].written
     if after + 1 < sentence.stop and words[after].base in senses.REPLACING:
         return words[after].written
     return None

@@ -41,8 +41,9 @@ from tests.server.test_dream_sampling import CLEANED_MODEL, FORGED_MODEL, judged
 
 pytestmark = pytest.mark.anyio
 TIMEOUT = 1.0
-# Sarcasm: the rule-based floor (sentence-v1) reads it as liking jazz; a model should not.
-SARCASTIC = "Sure, I love jazz, said no one ever."
+# Sarcasm without a set phrase of irony ("said no one ever" is read by the floor itself): the
+# rule-based floor (sentence-v1) reads it as liking jazz; a model should not.
+SARCASTIC = "I love jazz. Nothing says relaxing like a twenty-minute drum solo at 2am."
 
 
 def answers(received: Received) -> Reply:

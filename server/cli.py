@@ -176,7 +176,8 @@ instance_option = click.option(
 
 
 def _local(instance: str) -> LocalNeo4j:
-    return LocalNeo4j(load_settings().reverie_home, instance=instance)
+    settings = load_settings()
+    return LocalNeo4j(settings.reverie_home, instance=instance, memory=settings.neo4j_memory())
 
 
 def _installed(instance: str) -> LocalNeo4j:

@@ -12,6 +12,7 @@ A server started with `reverie neo4j start`, or one at NEO4J_URI, is never watch
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import subprocess
 import sys
@@ -23,9 +24,9 @@ from typing import Final
 from filelock import FileLock, Timeout
 
 USERS_DIR: Final = Path("run") / "users"
-# A lock file is created a moment before it is locked; one unlocked for this long is what a
-# process that was killed left behind.
-LEFTOVER_AFTER_S: Final = 60.0
+# A lock file is created a moment before it is locked (and a probe of a file its process has just
+# removed creates it again); one unlocked for this long is a leftover, of a killed process too.
+LEFTOVER_AFTER_S: Final = 5.0
 _REGISTER_WAIT_S: Final = 10.0
 
 _held: dict[Path, FileLock] = {}
@@ -48,8 +49,10 @@ def register_user(instance_dir: Path) -> None:
 def _leave(instance_dir: Path) -> None:
     lock = _held.pop(instance_dir, None)
     if lock is not None:
-        Path(lock.lock_file).unlink(missing_ok=True)
         lock.release()
+        # Released first: Windows refuses to remove an open file. A watcher may remove it first.
+        with contextlib.suppress(OSError):
+            Path(lock.lock_file).unlink(missing_ok=True)
 
 
 def users(instance_dir: Path) -> int:
@@ -62,15 +65,16 @@ def users(instance_dir: Path) -> int:
         except Timeout:
             held += 1
             continue
+        probe.release()
         try:
             age = time.time() - path.stat().st_mtime
         except OSError:  # its process has just left and removed it
-            age = LEFTOVER_AFTER_S
+            continue
         if age < LEFTOVER_AFTER_S:
             held += 1  # just created, about to be locked
-        else:
-            path.unlink(missing_ok=True)
-        probe.release()
+        else:  # names are never reused, so no process can be about to lock it
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
     return held
 
 

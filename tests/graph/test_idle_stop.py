@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from graph.localdb import LocalNeo4j
+from graph.localdb.idle import USERS_DIR
 from graph.localdb.memory import NAMED_SIZES
 
 IDLE_S = 4.0
@@ -93,8 +94,9 @@ def test_a_killed_user_counts_as_gone(local: LocalNeo4j) -> None:
     user = _user(local)
     user.kill()
     user.wait(timeout=30)
-    # Its lock file stays behind, unlocked: counted until it is a minute old, then removed.
-    assert _stopped_within(local, IDLE_S + 90)
+    # Its lock file stays behind, unlocked, and is removed as a leftover.
+    assert _stopped_within(local, IDLE_S + 30)
+    assert not list((local.instance_dir / USERS_DIR).iterdir())
 
 
 def test_a_server_started_by_hand_keeps_running_when_its_users_leave(local: LocalNeo4j) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from bench import ingest, mixed
 from bench.corpus import MemoryFactory, queries
-from bench.database import INSTANCE, driver_for, prepare, provisioned
+from bench.database import BENCH_MEMORY, INSTANCE, driver_for, prepare, provisioned
 from graph.access import GraphStore
 from graph.localdb import LocalNeo4j
 
@@ -71,7 +71,7 @@ async def run(memories: int, clients: int, seconds: float, instance: str) -> Non
             await _load(store, factory, memories)
         finally:
             await store.close()
-        local = LocalNeo4j(LocalNeo4j.default_home(), instance)
+        local = LocalNeo4j(LocalNeo4j.default_home(), instance, BENCH_MEMORY)
         local.stop()
         status = local.start()
         print(f"Neo4j restarted (pid {status.pid})", flush=True)

@@ -152,9 +152,8 @@ async def resolve_connection(settings: ReverieSettings) -> ConnectionSettings:
             database=settings.neo4j_database or None,
             call_timeout_s=settings.neo4j_timeout,
         )
-    local = LocalNeo4j(settings.reverie_home)
-    await anyio.to_thread.run_sync(local.start)
-    credentials = local.credentials()
+    local = LocalNeo4j(settings.reverie_home, memory=settings.neo4j_memory())
+    credentials = await anyio.to_thread.run_sync(local.use, settings.neo4j_stop_when_idle())
     return ConnectionSettings(
         uri=credentials.uri,
         username=credentials.username,

@@ -2,7 +2,8 @@
 
 The file is JSON: {"tokens": [{"token": "...", "profile": "alice", "scopes": ["read", "write"]}]}.
 Writes replace it atomically (a reader never sees half a file) and go through a symlink at its
-path to the link's target. A token is shown to people only by its fingerprint.
+path to the link's target. Listings and logs show a token only by its fingerprint; the token
+itself is printed only to a person who asks at a terminal (`reverie token create` and `show`).
 """
 
 from __future__ import annotations
@@ -149,23 +150,34 @@ def check_token_name(name: str) -> None:
         )
 
 
+def _the_one(path: Path, grants: list[TokenGrant], name_or_fingerprint: str) -> TokenGrant:
+    """The one grant with this name or fingerprint; none or several is an error."""
+    chosen = [grant for grant in grants if name_or_fingerprint in (grant.name, grant.fingerprint)]
+    if not chosen:
+        raise TokenFileError(
+            f"No token in {path} is named or fingerprinted {name_or_fingerprint!r}; "
+            "`reverie token list` shows them."
+        )
+    if len(chosen) > 1:
+        labels = ", ".join(grant.label for grant in chosen)
+        raise TokenFileError(
+            f"{len(chosen)} tokens in {path} match {name_or_fingerprint!r}: {labels}. Nothing was "
+            "done; name one by its fingerprint."
+        )
+    return chosen[0]
+
+
+def find_token(path: Path, name_or_fingerprint: str) -> TokenGrant:
+    """The one token with this name or fingerprint (see `_the_one`)."""
+    return _the_one(path, load_token_file(path).tokens, name_or_fingerprint)
+
+
 def revoke_token(path: Path, name_or_fingerprint: str) -> TokenGrant:
     """Remove the one token with this name or fingerprint; none or several is an error and changes nothing."""
     with _edited(path, missing_ok=False) as current:
-        chosen = [grant for grant in current.tokens if name_or_fingerprint in (grant.name, grant.fingerprint)]
-        if not chosen:
-            raise TokenFileError(
-                f"No token in {path} is named or fingerprinted {name_or_fingerprint!r}; "
-                "`reverie token list` shows them."
-            )
-        if len(chosen) > 1:
-            labels = ", ".join(grant.label for grant in chosen)
-            raise TokenFileError(
-                f"{len(chosen)} tokens in {path} match {name_or_fingerprint!r}: {labels}. Nothing was "
-                "revoked; name one by its fingerprint."
-            )
-        current.tokens.remove(chosen[0])
-    return chosen[0]
+        chosen = _the_one(path, current.tokens, name_or_fingerprint)
+        current.tokens.remove(chosen)
+    return chosen
 
 
 @contextmanager

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import IO, Any
 
 import anyio
@@ -58,21 +59,34 @@ def _http_tokens(settings: ReverieSettings, host: str) -> TokenRegistry:
     return tokens
 
 
-def _announce(base: str, grant: TokenGrant) -> None:
-    token, url = grant.token, f"{base}/mcp"
+def _announce(base: str, grant: TokenGrant, tokens_path: Path, neo4j_note: str) -> None:
+    """Where to connect and how to get the token: never the token itself, since whatever runs the
+    server (a terminal, a service manager, a host) may keep this output in a log."""
+    url, show = f"{base}/mcp", f"reverie token show {grant.fingerprint}"
     print(
         f"""
 Reverie is serving MCP over Streamable HTTP at {url}
-  token for profile {grant.profile!r}: {token}
+  Token:          profile {grant.profile!r}, fingerprint {grant.fingerprint}, kept in {tokens_path};
+                  `{show}` prints it
   Review page:    {base}{REVIEW_ROOT} (sign in with the token)
   MCP Inspector:  {INSPECTOR} --cli --transport http --server-url {url} \\
-                    --header "Authorization: Bearer {token}" --method tools/list
-  Any host:       url {url}, header Authorization: Bearer {token}
-Stop with Ctrl-C (the managed Neo4j keeps running; `reverie neo4j stop` ends it).
+                    --header "Authorization: Bearer $({show})" --method tools/list
+  Any host:       url {url}, header Authorization: Bearer <the token>
+Stop with Ctrl-C ({neo4j_note}).
 """,
         file=sys.stderr,
         flush=True,
     )
+
+
+def _neo4j_after(settings: ReverieSettings) -> str:
+    """What becomes of the managed Neo4j when Reverie stops, as the settings make it."""
+    if settings.neo4j_uri:
+        return "the Neo4j at NEO4J_URI is not Reverie's to stop"
+    idle = settings.neo4j_stop_when_idle()
+    if idle is None:
+        return "the managed Neo4j keeps running; `reverie neo4j stop` ends it"
+    return f"the managed Neo4j stops {idle / 60:g} min after the last Reverie process leaves"
 
 
 def _check_port_free(host: str, port: int) -> None:
@@ -157,7 +171,7 @@ def serve(transport: str, host: str, port: int, scheduler: bool) -> None:
     server = build_server(settings, "http", tokens=tokens, public_url=url, run_scheduler=scheduler)
     grants = tokens.grants()
     local = next((grant for grant in grants if grant.profile == settings.reverie_profile), grants[0])
-    _announce(url, local)
+    _announce(url, local, settings.tokens_path, _neo4j_after(settings))
     serve_http(server, settings, host, port)
 
 
@@ -178,7 +192,8 @@ instance_option = click.option(
 
 
 def _local(instance: str) -> LocalNeo4j:
-    return LocalNeo4j(load_settings().reverie_home, instance=instance)
+    settings = load_settings()
+    return LocalNeo4j(settings.reverie_home, instance=instance, memory=settings.neo4j_memory())
 
 
 def _installed(instance: str) -> LocalNeo4j:
@@ -253,7 +268,7 @@ def setup() -> None:
     if settings.neo4j_uri:
         click.echo("The Neo4j at NEO4J_URI answers, and holds Reverie's schema")
     else:
-        click.echo(f"Neo4j runs at {uri} with Reverie's schema; it keeps running (`reverie neo4j stop`)")
+        click.echo(f"Neo4j runs at {uri} with Reverie's schema; {_neo4j_after(settings)}")
     click.echo(f"Reverie is set up in {settings.reverie_home}; start it with `reverie serve`.")
 
 

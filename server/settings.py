@@ -20,6 +20,7 @@ from graph.dreams.lease import CycleLease
 from graph.embedding.catalog import DEFAULT_MODEL, MODELS, SEMANTIC_OFF
 from graph.errors import InvalidInputError, shown_uri, validation_problems
 from graph.localdb.config import default_home
+from graph.localdb.memory import DEFAULT_SIZE, Neo4jMemory, parse_memory
 from graph.models.endpoint import COMPLETIONS_PATH, EndpointConfig
 from scheduler.nightly import STARTUP_GRACE_S
 
@@ -54,6 +55,16 @@ class ReverieSettings(BaseSettings):
     reverie_home: Path = Field(
         default_factory=default_home,
         description="Where the managed Neo4j's jars and data, and the local token file, live",
+    )
+    reverie_neo4j_memory: str = Field(
+        default=DEFAULT_SIZE,
+        description="The managed Neo4j's memory: small, desktop, large or heap=SIZE,pagecache=SIZE",
+    )
+    reverie_neo4j_idle_seconds: int = Field(
+        default=900,
+        ge=0,
+        le=7 * 86400,
+        description="Seconds no Reverie process uses the managed Neo4j before it stops; 0 keeps it running",
     )
     reverie_profile: str = Field(
         default="default", description=f"Profile served over stdio ({PROFILE_ID_RULE})"
@@ -134,6 +145,12 @@ class ReverieSettings(BaseSettings):
             raise ValueError(problem)
         return value
 
+    @field_validator("reverie_neo4j_memory")
+    @classmethod
+    def _neo4j_memory(cls, value: str) -> str:
+        parse_memory(value)
+        return value
+
     @field_validator("reverie_allowed_hosts", mode="before")
     @classmethod
     def _host_list(cls, value: object) -> object:
@@ -195,6 +212,13 @@ class ReverieSettings(BaseSettings):
         return HostModelLimits(
             max_requests=self.dreaming_host_model_requests, timeout_seconds=self.dreaming_host_model_timeout
         )
+
+    def neo4j_memory(self) -> Neo4jMemory:
+        return parse_memory(self.reverie_neo4j_memory)
+
+    def neo4j_stop_when_idle(self) -> float | None:
+        """Seconds unused before the managed Neo4j stops; None keeps it running."""
+        return float(self.reverie_neo4j_idle_seconds) or None
 
     def cycle_lease(self) -> CycleLease:
         return CycleLease(timedelta(seconds=self.reverie_cycle_lease_seconds))

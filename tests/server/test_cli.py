@@ -18,7 +18,7 @@ from tests.server.conftest import run_reverie
 GROUPS = {
     (): ["serve", "setup", "scheduler", "neo4j", "token", "dream", "embeddings", "profile", "service"],
     ("neo4j",): ["install", "start", "stop", "status"],
-    ("token",): ["create", "list", "revoke"],
+    ("token",): ["create", "show", "list", "revoke"],
     ("dream",): ["run", "status", "list", "show", "runs", "resolve", "configure", "unlock"],
     ("embeddings",): ["install", "status", "backfill"],
     ("profile",): ["list", "delete", "export", "import"],

@@ -127,3 +127,16 @@ def test_setup_fetches_nothing_for_another_neo4j_and_no_model(
     assert [settings.neo4j_uri for settings in prepared] == ["bolt://neo4j.example:7687"]
     assert done.stderr == ""
     assert not (tmp_path / "reverie" / "neo4j").exists()
+
+
+def _mb(size: int) -> int:
+    return round(size / 1_000_000)  # as setup's progress lines round
+
+
+def test_the_readme_names_the_first_download_as_setup_counts_it() -> None:
+    jars = sum(artifact.size for artifact in graph.localdb.install.server_jars(NEO4J_VERSION))
+    model = catalog.MODELS[catalog.DEFAULT_MODEL].jar_size
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+    said = f"downloads about {_mb(jars + model)} MB (the jars {_mb(jars)} MB, the model {_mb(model)} MB)"
+    assert said in readme
+    assert f"about {_mb(jars + model)} MB, with progress" in readme

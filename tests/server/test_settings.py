@@ -1,4 +1,5 @@
-"""The machine's time zone, the default when no zone is set for dreaming; the cycle lease's length."""
+"""The machine's time zone, the default when no zone is set for dreaming; the cycle lease's length;
+the managed Neo4j's memory and idle stop."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 from graph.clock import known_zone
 from graph.dreams.lease import DEFAULT_LEASE
+from graph.localdb.memory import DEFAULT_MEMORY, NAMED_SIZES, Neo4jMemory
 from server.settings import SettingsError, load_settings
 
 pytestmark = pytest.mark.unit
@@ -59,4 +61,48 @@ def test_a_cycle_lease_out_of_bounds_is_refused_by_name(
 ) -> None:
     monkeypatch.setenv("REVERIE_CYCLE_LEASE_SECONDS", seconds)
     with pytest.raises(SettingsError, match="REVERIE_CYCLE_LEASE_SECONDS"):
+        load_settings()
+
+
+@pytest.mark.parametrize(
+    ("given", "memory"),
+    [
+        (None, DEFAULT_MEMORY),
+        ("small", NAMED_SIZES["small"]),
+        ("LARGE", NAMED_SIZES["large"]),
+        ("heap=768m, pagecache=1g", Neo4jMemory(heap_mb=768, pagecache_mb=1024)),
+        ("pagecache=64M,heap=300m", Neo4jMemory(heap_mb=300, pagecache_mb=64)),
+    ],
+)
+def test_the_neo4j_memory_is_a_named_size_or_a_heap_and_page_cache(
+    monkeypatch: pytest.MonkeyPatch, given: str | None, memory: Neo4jMemory
+) -> None:
+    if given is None:
+        monkeypatch.delenv("REVERIE_NEO4J_MEMORY", raising=False)
+    else:
+        monkeypatch.setenv("REVERIE_NEO4J_MEMORY", given)
+    assert load_settings().neo4j_memory() == memory
+
+
+@pytest.mark.parametrize(
+    "given",
+    ["huge", "heap=1g", "heap=1g,pagecache=1g,stack=1m", "heap=1t,pagecache=1g", "heap=128m,pagecache=1g"],
+)
+def test_a_neo4j_memory_neo4j_cannot_use_is_refused_saying_what_is_accepted(
+    monkeypatch: pytest.MonkeyPatch, given: str
+) -> None:
+    monkeypatch.setenv("REVERIE_NEO4J_MEMORY", given)
+    with pytest.raises(SettingsError, match=r"REVERIE_NEO4J_MEMORY.*small, desktop, large or heap=SIZE"):
+        load_settings()
+
+
+def test_the_managed_neo4j_stops_after_a_quarter_hour_unused_unless_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("REVERIE_NEO4J_IDLE_SECONDS", raising=False)
+    assert load_settings().neo4j_stop_when_idle() == 900
+    monkeypatch.setenv("REVERIE_NEO4J_IDLE_SECONDS", "0")
+    assert load_settings().neo4j_stop_when_idle() is None
+    monkeypatch.setenv("REVERIE_NEO4J_IDLE_SECONDS", "-1")
+    with pytest.raises(SettingsError, match="REVERIE_NEO4J_IDLE_SECONDS"):
         load_settings()

@@ -141,6 +141,21 @@ def test_revoke_removes_exactly_the_named_token_and_an_unclear_choice_changes_no
     assert stat.S_IMODE(tokens.stat().st_mode) == 0o600
 
 
+def test_token_show_prints_the_named_token_again_and_an_unclear_choice_prints_none(tmp_path: Path) -> None:
+    tokens = tmp_path / "tokens.json"
+    laptop = create(tokens, "alice", "laptop")
+    twin = create(tokens, "alice", "twin")
+    create(tokens, "bob", "twin")
+    env = token_env(tokens)
+    fingerprint = next(grant.fingerprint for grant in load_token_file(tokens).tokens if grant.token == twin)
+    for choice, token in [("laptop", laptop), (fingerprint, twin)]:
+        shown = run_reverie(env, "token", "show", choice)
+        assert (shown.returncode, shown.stdout) == (0, token + "\n"), shown.stderr
+    refused = run_reverie(env, "token", "show", "twin")
+    assert refused.returncode == 2 and "2 tokens" in refused.stderr and refused.stdout == ""
+    assert twin not in refused.stderr
+
+
 # --- the file's safety checks -------------------------------------------------------------
 
 

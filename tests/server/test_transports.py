@@ -315,27 +315,40 @@ def test_inspector_cli_lists_tools_over_http_with_a_bearer_token(
     assert refused.returncode != 0 and '"tools"' not in refused.stdout
 
 
-def printed_inspector_command(log: str) -> list[str]:
-    """The Inspector command of the start banner, as a shell would read it pasted."""
+def printed_inspector_command(log: str) -> str:
+    """The Inspector command of the start banner, as a person would paste it into a shell."""
     banner = log.replace("\\\n", " ")
     [line] = [line for line in banner.splitlines() if line.lstrip().startswith("MCP Inspector:")]
-    return shlex.split(line.split("MCP Inspector:", 1)[1])
+    return line.split("MCP Inspector:", 1)[1].strip()
 
 
-def test_the_start_banner_s_inspector_command_works_as_printed(inspector: Path, tmp_path: Path) -> None:
+def test_the_start_banner_s_inspector_command_works_as_printed_and_no_token_is_logged(
+    inspector: Path, tmp_path: Path
+) -> None:
     closed = free_port()  # tools/list needs no graph: nothing listens there
     env = {**os.environ, "NEO4J_URI": f"bolt://127.0.0.1:{closed}", "NEO4J_PASSWORD": "x"}
     with http_serving(env, "banner", tmp_path, REVERIE_EMBEDDING_MODEL="off") as server:
-        command = printed_inspector_command(server.log.read_text())
+        log = server.log.read_text()
+        command = printed_inspector_command(log)
         # npx fetches the pinned Inspector; the suite runs the version `make inspector` installed.
         package = inspector.parent.parent / "@modelcontextprotocol" / "inspector" / "package.json"
         installed = json.loads(package.read_text())
-        assert command[:3] == ["npx", "-y", f"{installed['name']}@{installed['version']}"]
+        npx = f"npx -y {installed['name']}@{installed['version']} "
+        assert command.startswith(npx)
+        # The token comes from `reverie token show` in the command, run by the shell.
+        shell = {
+            **env,
+            "REVERIE_TOKENS_FILE": str(server.tokens_file),
+            "PATH": f"{REVERIE.parent}:{os.environ['PATH']}",
+        }
         listed = subprocess.run(
-            [str(inspector), *command[3:]], capture_output=True, text=True, timeout=120, check=False
-        )
+            ["sh", "-c", shlex.quote(str(inspector)) + " " + command.removeprefix(npx)],
+            env=shell, capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
     assert listed.returncode == 0, listed.stderr
     assert {tool["name"] for tool in json.loads(listed.stdout)["tools"]} >= MEMORY_TOOLS
+    for token in (server.write_token, server.read_token, server.other_profile_token):
+        assert token not in log
 
 
 def test_inspector_cli_reports_a_tool_error(inspector: Path, server_env: dict[str, str]) -> None:

@@ -39,6 +39,7 @@ from graph.schema import check_server, ensure_schema
 from graph.upgrade import upgrade_graph
 from scheduler.nightly import NightlyScheduler
 from server.connectors.discovery import metadata_routes, revocation_route
+from server.connectors.metadata_documents import MetadataDocuments
 from server.connectors.provider import ConnectorProvider
 from server.connectors.scopes import SCOPES
 from server.context import AppContext, LiveApp, Transport
@@ -265,7 +266,12 @@ def build_server(
     auth_kwargs: dict[str, object] = {}
     provider: ConnectorProvider | None = None
     if tokens is not None and settings.reverie_public_url:
-        provider = ConnectorProvider(live, tokens, settings.reverie_public_url)
+        documents = (
+            MetadataDocuments(allow_loopback=settings.reverie_dev_loopback_metadata)
+            if settings.reverie_client_metadata_documents
+            else None
+        )
+        provider = ConnectorProvider(live, tokens, settings.reverie_public_url, documents)
         auth_kwargs = {"auth_server_provider": provider, "auth": connector_auth(settings)}
     elif tokens is not None:
         auth_kwargs = {"token_verifier": tokens, "auth": bearer_only(public_url)}
@@ -283,7 +289,7 @@ def build_server(
         mount_review(server, live, tokens, provider)
     if provider is not None and server.settings.auth is not None:
         server.leading_routes = [
-            *metadata_routes(server.settings.auth, metadata_documents=False),
+            *metadata_routes(server.settings.auth, metadata_documents=provider.documents is not None),
             revocation_route(provider),
         ]
     return server

@@ -73,6 +73,10 @@ class ReverieSettings(BaseSettings):
         default=True,
         description="With REVERIE_PUBLIC_URL: accept https client ids naming a client metadata document",
     )
+    reverie_dev_loopback_metadata: bool = Field(
+        default=False,
+        description="Development only: accept client metadata documents served from a loopback address",
+    )
 
     reverie_allowed_hosts: Annotated[list[str], NoDecode] = Field(
         default_factory=list,

@@ -13,7 +13,8 @@ import logging
 import secrets
 import uuid
 from dataclasses import dataclass
-from urllib.parse import urlsplit, urlunsplit
+from typing import Any
+from urllib.parse import urlsplit
 
 from mcp.server.auth.provider import (
     AccessToken,
@@ -26,7 +27,7 @@ from mcp.server.auth.provider import (
     TokenError,
     construct_redirect_uri,
 )
-from mcp.shared.auth import InvalidRedirectUriError, InvalidScopeError, OAuthClientInformationFull, OAuthToken
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyUrl, BaseModel
 
 from graph.access import GraphStore
@@ -34,6 +35,12 @@ from graph.clock import utcnow
 from graph.connectors import clients, grants, lookup
 from graph.connectors.records import ClientKind, StoredToken, TokenKind
 from server.auth import token_digest
+from server.connectors.client import LOOPBACK, ConnectorClient
+from server.connectors.metadata_documents import (
+    MetadataDocumentError,
+    MetadataDocuments,
+    is_metadata_document_id,
+)
 from server.connectors.scopes import SCOPES, widened
 from server.context import LiveApp
 from server.token_registry import TokenRegistry
@@ -41,44 +48,6 @@ from server.token_registry import TokenRegistry
 log = logging.getLogger(__name__)
 
 CONSENT_PATH = "/review/connect"
-_LOOPBACK = ("127.0.0.1", "::1", "localhost")
-
-
-def _without_loopback_port(url: str) -> str:
-    """A loopback redirect URI with its port left out: RFC 8252 lets a native client pick any
-    port at run time, so only the rest of the URI must match what it registered."""
-    parts = urlsplit(url)
-    if parts.scheme != "http" or parts.hostname not in _LOOPBACK:
-        return url
-    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
-    return urlunsplit((parts.scheme, host, parts.path, parts.query, ""))
-
-
-class ConnectorClient(OAuthClientInformationFull):
-    """A registered client, with redirect URIs matched exactly (loopback at any port) and the
-    scopes of this server, whatever the registration said."""
-
-    def validate_redirect_uri(self, redirect_uri: AnyUrl | None) -> AnyUrl:
-        if redirect_uri is None:
-            return super().validate_redirect_uri(None)
-        wanted = _without_loopback_port(str(redirect_uri))
-        if not any(_without_loopback_port(str(known)) == wanted for known in self.redirect_uris or []):
-            raise InvalidRedirectUriError(f"Redirect URI '{redirect_uri}' is not registered for this client")
-        return redirect_uri
-
-    def validate_scope(self, requested_scope: str | None) -> list[str] | None:
-        if requested_scope is None:
-            return None
-        unknown = sorted(set(requested_scope.split()) - set(SCOPES))
-        if unknown:
-            raise InvalidScopeError(
-                f"Unknown scope {', '.join(unknown)}; this server grants {', '.join(SCOPES)}"
-            )
-        return requested_scope.split()
-
-    @property
-    def shown_name(self) -> str:
-        return self.client_name or self.client_id
 
 
 class PendingAuthorization(BaseModel):
@@ -117,7 +86,7 @@ class ConnectorAccessToken(AccessToken):
 def _redirect_registered(info: OAuthClientInformationFull) -> None:
     for uri in info.redirect_uris or []:
         parts = urlsplit(str(uri))
-        if parts.scheme != "https" and not (parts.scheme == "http" and parts.hostname in _LOOPBACK):
+        if parts.scheme != "https" and not (parts.scheme == "http" and parts.hostname in LOOPBACK):
             raise RegistrationError(
                 "invalid_redirect_uri",
                 f"Redirect URI {uri} is neither https nor a loopback http address; register one that is.",
@@ -129,6 +98,8 @@ class ConnectorProvider:
     live: LiveApp
     tokens: TokenRegistry
     public_url: str
+    # None: https client ids are not accepted (REVERIE_CLIENT_METADATA_DOCUMENTS=false).
+    documents: MetadataDocuments | None = None
 
     @property
     def resource(self) -> str:
@@ -142,6 +113,13 @@ class ConnectorProvider:
     # --- clients ---------------------------------------------------------------------------
 
     async def get_client(self, client_id: str) -> ConnectorClient | None:
+        if self.documents is not None and is_metadata_document_id(client_id):
+            try:
+                return await self.documents.client(client_id)
+            except MetadataDocumentError as error:
+                # The SDK answers a client it cannot find with "not found"; the reason is logged.
+                log.warning("Client %s refused: %s", client_id[:200], error)
+                return None
         stored = await clients.find_client(await self._store(), client_id)
         return None if stored is None else ConnectorClient.model_validate_json(stored.document)
 
@@ -236,9 +214,7 @@ class ConnectorProvider:
         if found is None or found.client_id != client.client_id:
             return None
         if found.used:
-            # Someone holds a code that was already exchanged: what it gave is no longer safe.
-            log.warning("An authorization code was presented twice; its grant is revoked.")
-            await grants.revoke_grant(store.profile(found.profile_id), found.grant_id)
+            await _presented_again(store, found.profile_id, found.grant_id, "An authorization code")
             return None
         return ConnectorCode(
             code=authorization_code,
@@ -257,8 +233,7 @@ class ConnectorProvider:
     async def exchange_authorization_code(
         self, client: OAuthClientInformationFull, authorization_code: ConnectorCode
     ) -> OAuthToken:
-        access, refresh = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-        pair = grants.TokenPair.starting(token_digest(access), token_digest(refresh), utcnow())
+        access, refresh, pair = _new_pair()
         graph = (await self._store()).profile(authorization_code.profile_id)
         if not await grants.redeem_code(graph, token_digest(authorization_code.code), pair):
             raise TokenError("invalid_grant", "This authorization code was already used or has expired.")
@@ -272,25 +247,14 @@ class ConnectorProvider:
         if found is None or found.kind is not TokenKind.REFRESH or found.client_id != client.client_id:
             return None
         if found.rotated:
-            log.warning("A refresh token was presented again after its rotation; its grant is revoked.")
-            await grants.revoke_grant(store.profile(found.profile_id), found.grant_id)
+            await _presented_again(store, found.profile_id, found.grant_id, "A rotated refresh token")
             return None
-        return ConnectorRefreshToken(
-            token=refresh_token,
-            client_id=found.client_id,
-            scopes=list(found.scopes),
-            expires_at=int(found.expires_at.timestamp()),
-            resource=found.resource,
-            subject=found.profile_id,
-            profile_id=found.profile_id,
-            grant_id=found.grant_id,
-        )
+        return ConnectorRefreshToken(**_token_fields(refresh_token, found), profile_id=found.profile_id)
 
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: ConnectorRefreshToken, scopes: list[str]
     ) -> OAuthToken:
-        access, refresh = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-        pair = grants.TokenPair.starting(token_digest(access), token_digest(refresh), utcnow())
+        access, refresh, pair = _new_pair()
         graph = (await self._store()).profile(refresh_token.profile_id)
         if not await grants.rotate_refresh(graph, token_digest(refresh_token.token), pair):
             raise TokenError("invalid_grant", "This refresh token was already used or has expired.")
@@ -307,7 +271,7 @@ class ConnectorProvider:
         if found is None or found.kind is not TokenKind.ACCESS or found.expires_at <= utcnow():
             return None
         await grants.note_use(store.profile(found.profile_id), found.grant_id, found.grant_last_used_at)
-        return _access(token, found)
+        return ConnectorAccessToken(**_token_fields(token, found))
 
     async def revoke_token(self, token: ConnectorAccessToken | ConnectorRefreshToken) -> None:
         """RFC 7009: a connector's token is revoked with its whole grant; a static token is not
@@ -323,16 +287,30 @@ class ConnectorProvider:
         raise TokenError("unsupported_grant_type", "This server grants access only through its consent page.")
 
 
-def _access(token: str, found: StoredToken) -> ConnectorAccessToken:
-    return ConnectorAccessToken(
-        token=token,
-        client_id=found.client_id,
-        scopes=list(found.scopes),
-        expires_at=int(found.expires_at.timestamp()),
-        resource=found.resource,
-        subject=found.profile_id,
-        grant_id=found.grant_id,
-    )
+async def _presented_again(store: GraphStore, profile_id: str, grant_id: str, what: str) -> None:
+    """A secret meant for one use came back: one of its two presenters is not the client it was
+    issued to, so nothing the grant gave is safe any more."""
+    log.warning("%s was presented again; its grant is revoked.", what)
+    await grants.revoke_grant(store.profile(profile_id), grant_id)
+
+
+def _new_pair() -> tuple[str, str, grants.TokenPair]:
+    """A new access and refresh token, and their digests as the graph keeps them."""
+    access, refresh = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    return access, refresh, grants.TokenPair.starting(token_digest(access), token_digest(refresh), utcnow())
+
+
+def _token_fields(token: str, found: StoredToken) -> dict[str, Any]:
+    """What the SDK's access and refresh token models hold, from a stored token."""
+    return {
+        "token": token,
+        "client_id": found.client_id,
+        "scopes": list(found.scopes),
+        "expires_at": int(found.expires_at.timestamp()),
+        "resource": found.resource,
+        "subject": found.profile_id,
+        "grant_id": found.grant_id,
+    }
 
 
 def _answer(access: str, refresh: str, pair: grants.TokenPair, scopes: list[str]) -> OAuthToken:

@@ -5,6 +5,7 @@ clear error and nothing granted."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import uuid
@@ -28,8 +29,8 @@ from graph.connectors import grants
 from graph.connectors.records import Grant
 from server.auth import token_digest
 from tests.conftest import TEST_PROFILE_PREFIX
-from tests.server.conftest import HttpServer, http_mcp, http_serving, structured
-from tests.server.connector_support import Callback, Connector, callback_server, query_of
+from tests.server.conftest import HttpServer, http_mcp, http_serving, reverie, structured
+from tests.server.connector_support import CSRF, Callback, Connector, callback_server, query_of
 from tests.server.test_review_page import browser, click_through, screenshot, waiting
 
 pytestmark = pytest.mark.anyio
@@ -42,11 +43,8 @@ def profile() -> str:
 
 
 @pytest.fixture(scope="module")
-def server(
-    neo4j_settings: ConnectionSettings, profile: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[HttpServer]:
-    """One server for the module: its tests each register their own client."""
-    env = {
+def env(neo4j_settings: ConnectionSettings, profile: str) -> dict[str, str]:
+    return {
         **os.environ,
         "NEO4J_URI": neo4j_settings.uri,
         "NEO4J_USERNAME": neo4j_settings.username,
@@ -55,6 +53,13 @@ def server(
         # These machines are shared; a slow moment must not read as a refusal.
         "NEO4J_TIMEOUT": "60",
     }
+
+
+@pytest.fixture(scope="module")
+def server(
+    env: dict[str, str], profile: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[HttpServer]:
+    """One server for the module: its tests each register their own client."""
     with http_serving(env, profile, tmp_path_factory.mktemp("connectors"), public=True) as running:
         yield running
 
@@ -168,6 +173,33 @@ async def test_a_connector_discovers_registers_is_allowed_calls_refreshes_and_is
     assert await granted(store, profile, connector.client_id) == []
 
 
+async def test_connected_apps_are_listed_and_revoked_on_the_page_and_the_command_line(
+    connector: Connector, server: HttpServer, env: dict[str, str], profile: str
+) -> None:
+    first = await connector.tokens(server.write_token, profile)
+    second = await connector.tokens(server.write_token, profile)
+    page = await connector.http.get("/review/connectors")
+    assert page.status_code == 200 and page.text.count("Test connector") >= 2
+    listed = await reverie(env, "connectors", "list", "--profile", profile, "--json")
+    assert listed.returncode == 0, listed.stderr
+    mine = [grant for grant in json.loads(listed.stdout) if grant["client_id"] == connector.client_id]
+    assert [grant["scopes"] for grant in mine] == [["read", "write"]] * 2
+    assert all(grant["last_used_at"] is None for grant in mine)
+
+    csrf = CSRF.search(page.text)
+    assert csrf is not None
+    on_page = await connector.http.post(
+        f"/review/connectors/{mine[0]['id']}/revoke", data={"csrf_token": csrf.group(1)}
+    )
+    assert on_page.status_code == 303
+    assert await connector.mcp_status(first["access_token"]) == 401
+    revoked = await reverie(env, "connectors", "revoke", mine[1]["id"])
+    assert revoked.returncode == 0 and "Disconnected Test connector" in revoked.stdout, revoked.stderr
+    assert await connector.mcp_status(second["access_token"]) == 401
+    again = await reverie(env, "connectors", "revoke", mine[1]["id"])
+    assert again.returncode != 0 and "No connected app has grant id" in again.stderr
+
+
 # --- discovery ---------------------------------------------------------------------------------
 
 
@@ -227,6 +259,16 @@ async def test_an_unregistered_redirect_uri_is_refused_without_redirecting(
     other_port = await connector.authorize(redirect_uri=connector.redirect_uri.replace("/cb", "/other"))
     assert other_port.status_code == 400
     assert await granted(store, profile, connector.client_id) == []
+
+
+async def test_a_client_metadata_document_on_a_private_address_is_refused(
+    http: httpx2.AsyncClient, server: HttpServer
+) -> None:
+    connector = Connector(http, server, "https://notes.example/cb", client_id="https://10.0.0.7/client.json")
+    connector.verifier, connector.challenge = "v", "c" * 43
+    answer = await connector.authorize()
+    assert answer.status_code == 400 and "not found" in answer.json()["error_description"]
+    assert "10.0.0.7, which is not a public address" in server.log.read_text(encoding="utf-8")
 
 
 async def test_a_loopback_redirect_may_use_any_port(connector: Connector) -> None:
@@ -330,6 +372,13 @@ async def test_a_connector_token_reaches_its_own_profile_only(
     async with http_mcp(server, tokens["access_token"]) as client:
         found = structured(await client.call_tool("recall_memory", {"query": "locker code 4417"}))
     assert (found["results"], found["clarifications"]) == ([], [])
+
+
+async def test_scopes_of_other_servers_are_left_out_not_refused(connector: Connector) -> None:
+    request_id = query_of((await connector.authorize(scope="claudeai")).headers["location"])["request"]
+    assert request_id
+    narrowed = await connector.authorize(scope="read offline_access")
+    assert narrowed.status_code == 302 and "/review/connect" in narrowed.headers["location"]
 
 
 async def test_a_read_only_sign_in_grants_read_only(

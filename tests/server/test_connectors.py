@@ -10,6 +10,7 @@ import os
 import secrets
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -198,6 +199,48 @@ async def test_connected_apps_are_listed_and_revoked_on_the_page_and_the_command
     assert await connector.mcp_status(second["access_token"]) == 401
     again = await reverie(env, "connectors", "revoke", mine[1]["id"])
     assert again.returncode != 0 and "No connected app has grant id" in again.stderr
+
+
+async def test_a_second_server_process_shares_sign_ins_consents_and_tokens(
+    server: HttpServer, env: dict[str, str], profile: str, tmp_path: Path
+) -> None:
+    """Two processes of one deployment (one public URL, one token file, one Neo4j): a sign-in on
+    one answers a consent on the other, and a token issued by one works and is revoked on both."""
+    with http_serving(
+        env, profile, tmp_path, REVERIE_PUBLIC_URL=server.base, REVERIE_TOKENS_FILE=str(server.tokens_file)
+    ) as second:
+        async with (
+            httpx2.AsyncClient(base_url=server.base, timeout=30) as one,
+            httpx2.AsyncClient(base_url=second.base, timeout=30) as other,
+        ):
+            first = await Connector(one, server, "http://127.0.0.1:7000/cb").register()
+            through_second = Connector(
+                other, server, first.redirect_uri, first.client_id, first.verifier, first.challenge
+            )
+            asked = await through_second.authorize()
+            request_id = query_of(asked.headers["location"])["request"]
+            signed = await one.post(
+                "/review/login", data={"token": server.write_token, "connect": request_id}
+            )
+            assert signed.status_code == 303
+            # The browser's one site behind the balancer: the cookie set by one goes to the other.
+            other.cookies = one.cookies
+            page = await other.get("/review/connect", params={"request": request_id})
+            csrf = CSRF.search(page.text)
+            assert page.status_code == 200 and csrf is not None, page.text
+            form = {
+                "request": request_id,
+                "csrf_token": csrf.group(1),
+                "profile": profile,
+                "decision": "allow",
+            }
+            answer = await other.post("/review/connect", data=form)
+            code = query_of(answer.headers["location"])["code"]
+            tokens = (await first.exchange(code)).json()
+            assert await through_second.mcp_status(tokens["access_token"]) == 200
+            form = {"token": tokens["access_token"], "client_id": first.client_id}
+            assert (await one.post("/revoke", data=form)).status_code == 200
+            assert await through_second.mcp_status(tokens["access_token"]) == 401
 
 
 # --- discovery ---------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from server.connectors.discovery import ScopeChallenge
 from server.errors import log_safe
 from server.lone_surrogates import mended_request
 from server.review import ROOT as REVIEW_ROOT
@@ -290,6 +291,8 @@ def serve_http(server: MCPServer[Any], settings: ReverieSettings, host: str, por
     )
     # Last of the app's middleware, so it runs after the SDK's authentication (see McpBodies).
     app.user_middleware.append(Middleware(McpBodies, body_timeout_s=settings.reverie_http_body_timeout))
+    if settings.reverie_public_url:
+        app.user_middleware.insert(0, Middleware(ScopeChallenge))
     config = uvicorn.Config(
         FrontDoor(app, hosts, settings.reverie_http_body_timeout, public_host),
         host=host,

@@ -1,5 +1,6 @@
 """Routes matched before the SDK's own: the authorization server's metadata, at its RFC 8414
-address and the OpenID discovery alias, and revocation for public clients.
+address and the OpenID discovery alias, and revocation for public clients; and the scopes in the
+401 challenge.
 
 The SDK serves RFC 8414 metadata itself, but cannot say `client_id_metadata_document_supported`;
 these routes, matched before the SDK's, answer the same metadata with that member. Some clients
@@ -10,6 +11,7 @@ OAuth metadata, no more.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from mcp.server.auth.errors import stringify_pydantic_error
@@ -20,8 +22,10 @@ from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.connectors.provider import ConnectorProvider
+from server.connectors.scopes import SCOPES
 
 PATHS = ("/.well-known/oauth-authorization-server", "/.well-known/openid-configuration")
 
@@ -79,3 +83,36 @@ def revocation_route(provider: ConnectorProvider) -> Route:
     return Route(
         "/revoke", endpoint=cors_middleware(revoke, ["POST", "OPTIONS"]), methods=["POST", "OPTIONS"]
     )
+
+
+@dataclass(frozen=True)
+class ScopeChallenge:
+    """ASGI middleware: a 401 from /mcp names the scopes a connector should ask for
+    (`scope="read write"` in WWW-Authenticate), which the MCP authorization spec has clients
+    read first; the SDK's own challenge names only the resource metadata."""
+
+    app: ASGIApp
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 401:
+                headers = [
+                    (
+                        key,
+                        value + _SCOPES
+                        if key.lower() == b"www-authenticate" and b"scope=" not in value
+                        else value,
+                    )
+                    for key, value in message.get("headers", [])
+                ]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, sending)
+
+
+_SCOPES = f', scope="{" ".join(SCOPES)}"'.encode()

@@ -253,6 +253,7 @@ async def test_discovery_names_this_server_and_what_it_accepts(
     challenge = refused.headers["www-authenticate"]
     assert refused.status_code == 401
     assert f'resource_metadata="{server.base}/.well-known/oauth-protected-resource/mcp"' in challenge
+    assert challenge.endswith('scope="read write"')
     resource = (await http.get("/.well-known/oauth-protected-resource/mcp")).json()
     assert (resource["resource"], resource["authorization_servers"]) == (server.url, [server.base])
     for path in ("/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"):

@@ -43,6 +43,11 @@ PROFILE_LABELS: Final = (
     "DreamRevision", "EmptyPair", "DreamRun", "Forgotten", "Profile", "RecallQuestion",
 )  # fmt: skip
 
+# Labels of a profile's access to itself (`graph.connectors`): OAuth grants with their codes and
+# tokens, and review-page sessions. Erased with the profile, but neither counted as what it holds
+# nor exported: a grant is to this deployment, and moving a profile elsewhere must not carry it.
+ACCESS_LABELS: Final = ("OAuthGrant", "OAuthCode", "OAuthToken", "ReviewSession")
+
 SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE CONSTRAINT profile_unique IF NOT EXISTS FOR (n:Profile) REQUIRE n.profile_id IS UNIQUE",
     "CREATE CONSTRAINT sourcefragment_id IF NOT EXISTS FOR (n:SourceFragment) REQUIRE n.id IS UNIQUE",
@@ -56,6 +61,20 @@ SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE CONSTRAINT dreamrun_id IF NOT EXISTS FOR (n:DreamRun) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT forgotten_id IF NOT EXISTS FOR (n:Forgotten) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT recallquestion_id IF NOT EXISTS FOR (n:RecallQuestion) REQUIRE n.id IS UNIQUE",
+    # Connectors and sessions (`graph.connectors`): secrets are looked up by their digest alone.
+    "CREATE CONSTRAINT oauthclient_id IF NOT EXISTS FOR (n:OAuthClient) REQUIRE n.client_id IS UNIQUE",
+    "CREATE CONSTRAINT oauthrequest_id IF NOT EXISTS FOR (n:OAuthRequest) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT oauthgrant_id IF NOT EXISTS FOR (n:OAuthGrant) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT oauthcode_digest IF NOT EXISTS FOR (n:OAuthCode) REQUIRE n.digest IS UNIQUE",
+    "CREATE CONSTRAINT oauthtoken_digest IF NOT EXISTS FOR (n:OAuthToken) REQUIRE n.digest IS UNIQUE",
+    "CREATE CONSTRAINT reviewsession_digest IF NOT EXISTS FOR (n:ReviewSession) REQUIRE n.digest IS UNIQUE",
+    "CREATE INDEX oauthrequest_expires IF NOT EXISTS FOR (n:OAuthRequest) ON (n.expires_at)",
+    "CREATE INDEX oauthgrant_created IF NOT EXISTS FOR (n:OAuthGrant) ON (n.profile_id, n.created_at)",
+    "CREATE INDEX oauthcode_grant IF NOT EXISTS FOR (n:OAuthCode) ON (n.profile_id, n.grant_id)",
+    "CREATE INDEX oauthcode_expires IF NOT EXISTS FOR (n:OAuthCode) ON (n.profile_id, n.expires_at)",
+    "CREATE INDEX oauthtoken_grant IF NOT EXISTS FOR (n:OAuthToken) ON (n.profile_id, n.grant_id)",
+    "CREATE INDEX oauthtoken_expires IF NOT EXISTS FOR (n:OAuthToken) ON (n.profile_id, n.expires_at)",
+    "CREATE INDEX reviewsession_expires IF NOT EXISTS FOR (n:ReviewSession) ON (n.profile_id, n.expires_at)",
     # Deduplication and one-writer-per-slot guarantees are held by the database, not by code.
     "CREATE CONSTRAINT fragment_idempotency IF NOT EXISTS FOR (n:SourceFragment) "
     "REQUIRE (n.profile_id, n.idempotency_key) IS UNIQUE",

@@ -17,12 +17,14 @@ from importlib.metadata import version
 from typing import Any
 
 import anyio
-from mcp.server.auth.settings import AuthSettings
+from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_PARAMS, GetPromptResult, InputRequiredResult, ToolAnnotations
+from starlette.applications import Starlette
+from starlette.routing import Route
 
 from graph.access import ConnectionSettings, GraphStore
 from graph.dreams.watch import SchedulerKind
@@ -37,6 +39,10 @@ from graph.recall.signals import signalling
 from graph.schema import check_server, ensure_schema
 from graph.upgrade import upgrade_graph
 from scheduler.nightly import NightlyScheduler
+from server.connectors.discovery import metadata_routes, revocation_route
+from server.connectors.metadata_documents import MetadataDocuments
+from server.connectors.provider import ConnectorProvider
+from server.connectors.scopes import SCOPES
 from server.context import AppContext, LiveApp, Transport
 from server.models import open_endpoint, unattended_generator
 from server.prompts import register as register_prompts
@@ -68,6 +74,14 @@ class ReverieServer(MCPServer[AppContext]):
     (`server.tools.schemas`): a host pays for every character of them."""
 
     stopped_by_signal = False
+    # Routes matched before the SDK's own (the authorization server's metadata, see
+    # `server.connectors.discovery`).
+    leading_routes: list[Route] = []  # noqa: RUF012 - replaced per server, never mutated
+
+    def streamable_http_app(self, **options: Any) -> Starlette:
+        app = super().streamable_http_app(**options)
+        app.router.routes[:0] = self.leading_routes
+        return app
 
     def add_tool(  # type: ignore[override]
         self,
@@ -254,7 +268,16 @@ def build_server(
         return [settings.reverie_profile] if tokens is None else sorted({g.profile for g in tokens.grants()})
 
     auth_kwargs: dict[str, object] = {}
-    if tokens is not None:
+    provider: ConnectorProvider | None = None
+    if tokens is not None and settings.reverie_public_url:
+        documents = (
+            MetadataDocuments(allow_loopback=settings.reverie_dev_loopback_metadata)
+            if settings.reverie_client_metadata_documents
+            else None
+        )
+        provider = ConnectorProvider(live, tokens, settings.reverie_public_url, documents)
+        auth_kwargs = {"auth_server_provider": provider, "auth": connector_auth(settings)}
+    elif tokens is not None:
         auth_kwargs = {"token_verifier": tokens, "auth": bearer_only(public_url)}
     server = ReverieServer(
         name="reverie",
@@ -267,8 +290,33 @@ def build_server(
     register_all(server)
     register_prompts(server)
     if tokens is not None:
-        mount_review(server, live, tokens)
+        mount_review(server, live, tokens, provider)
+    if provider is not None and server.settings.auth is not None:
+        server.leading_routes = [
+            *metadata_routes(server.settings.auth, metadata_documents=provider.documents is not None),
+            revocation_route(provider),
+        ]
     return server
+
+
+def connector_auth(settings: ReverieSettings) -> AuthSettings:
+    """Reverie as its own authorization server at the public URL, and /mcp as its one resource.
+
+    No scope is required of every request (each tool checks read or write itself), so the
+    protected-resource metadata lists none and clients ask for the scopes the authorization
+    server lists: read and write. Registration can be turned off; revocation is always on."""
+    public_url = settings.reverie_public_url or ""
+    return AuthSettings(
+        issuer_url=public_url,  # type: ignore[arg-type]
+        resource_server_url=f"{public_url}/mcp",  # type: ignore[arg-type]
+        validate_token_resource=True,
+        client_registration_options=ClientRegistrationOptions(
+            enabled=settings.reverie_client_registration,
+            valid_scopes=list(SCOPES),
+            default_scopes=list(SCOPES),
+        ),
+        revocation_options=RevocationOptions(enabled=True),
+    )
 
 
 def bearer_only(public_url: str) -> AuthSettings:

@@ -18,6 +18,7 @@ from graph.ports import bind_problem
 from server.app import build_server, check_graph, opened_store, run_scheduler_forever
 from server.auth import TokenFileError, TokenGrant, add_token
 from server.cli_support import DownloadBar
+from server.connectors_cli import connectors
 from server.embeddings_cli import embeddings, install_named_model
 from server.http_front import is_loopback, serve_http
 from server.operator import dream
@@ -272,7 +273,7 @@ def setup() -> None:
     click.echo(f"Reverie is set up in {settings.reverie_home}; start it with `reverie serve`.")
 
 
-for group in (token, dream, embeddings, profile, service):
+for group in (token, dream, embeddings, profile, service, connectors):
     reverie.add_command(group)
 
 

@@ -11,7 +11,8 @@
   client without a valid token gets its 401 at once. A body that trickles is cut off (408), an
   oversized one refused (413), and a client that leaves mid-body costs one log line instead of a
   traceback. A response that starts before the body was read whole closes the connection.
-- A redirect's Location is made relative, so it never repeats a Host header back.
+- A redirect's Location back to this server is made relative, so it never repeats a Host header
+  back; a redirect elsewhere (a connector's registered callback, after consent) is left whole.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from server.connectors.discovery import ScopeChallenge
 from server.errors import log_safe
 from server.lone_surrogates import mended_request
 from server.review import ROOT as REVIEW_ROOT
@@ -188,11 +190,11 @@ class _BodyWatch:
         await self._send(message)
 
 
-def _relative_redirects(send: Send) -> Send:
+def _relative_redirects(send: Send, own_names: frozenset[str]) -> Send:
     async def sending(message: Message) -> None:
         if message["type"] == "http.response.start" and 300 <= message["status"] < 400:
             headers = [
-                (key, _relative(value) if key.lower() == b"location" else value)
+                (key, _relative(value, own_names) if key.lower() == b"location" else value)
                 for key, value in message.get("headers", [])
             ]
             message = {**message, "headers": headers}
@@ -201,8 +203,12 @@ def _relative_redirects(send: Send) -> Send:
     return sending
 
 
-def _relative(location: bytes) -> bytes:
+def _relative(location: bytes, own_names: frozenset[str]) -> bytes:
+    """The Location without scheme and host when it points at this server (no host, the
+    request's own Host, or the public URL's); any other is a redirect away, kept whole."""
     parts = urlsplit(location.decode("latin-1"))
+    if parts.netloc and parts.netloc.lower() not in own_names:
+        return location
     return urlunsplit(("", "", parts.path or "/", parts.query, parts.fragment)).encode("latin-1")
 
 
@@ -218,12 +224,15 @@ class FrontDoor:
     app: ASGIApp
     hosts: HostAllowList
     body_timeout_s: float
+    # The host (and port) of REVERIE_PUBLIC_URL, when set.
+    public_host: str | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        watch = _BodyWatch(scope, receive, _relative_redirects(send))
+        own_names = frozenset(filter(None, [Headers(scope=scope).get("host", "").lower(), self.public_host]))
+        watch = _BodyWatch(scope, receive, _relative_redirects(send, own_names))
         receive, send = watch.receive, watch.send
         if not self.hosts.allows(Headers(scope=scope).get("host")):
             await _answer(
@@ -273,14 +282,19 @@ class McpBodies:
 
 def serve_http(server: MCPServer[Any], settings: ReverieSettings, host: str, port: int) -> None:
     """Serve MCP at /mcp and the review page through the front door until interrupted."""
-    hosts = HostAllowList.for_server(host, port, settings.reverie_allowed_hosts)
+    public_host = urlsplit(settings.reverie_public_url).netloc if settings.reverie_public_url else None
+    # The public URL's name is this server's own: the proxy in front passes it on as the Host.
+    named = [*settings.reverie_allowed_hosts, *([public_host] if public_host else [])]
+    hosts = HostAllowList.for_server(host, port, named)
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH, transport_security=hosts.transport_security(), host=host
     )
     # Last of the app's middleware, so it runs after the SDK's authentication (see McpBodies).
     app.user_middleware.append(Middleware(McpBodies, body_timeout_s=settings.reverie_http_body_timeout))
+    if settings.reverie_public_url:
+        app.user_middleware.insert(0, Middleware(ScopeChallenge))
     config = uvicorn.Config(
-        FrontDoor(app, hosts, settings.reverie_http_body_timeout),
+        FrontDoor(app, hosts, settings.reverie_http_body_timeout, public_host),
         host=host,
         port=port,
         log_level=server.settings.log_level.lower(),

@@ -73,6 +73,23 @@ class ReverieSettings(BaseSettings):
         default=None, description="JSON file mapping HTTP bearer tokens to profiles and scopes"
     )
 
+    reverie_public_url: str | None = Field(
+        default=None,
+        description="The https address people reach this server at (e.g. https://memory.example.org); "
+        "set, the HTTP server is also an OAuth authorization server for remote connectors",
+    )
+    reverie_client_registration: bool = Field(
+        default=True, description="With REVERIE_PUBLIC_URL: let connectors register themselves (RFC 7591)"
+    )
+    reverie_client_metadata_documents: bool = Field(
+        default=True,
+        description="With REVERIE_PUBLIC_URL: accept https client ids naming a client metadata document",
+    )
+    reverie_dev_loopback_metadata: bool = Field(
+        default=False,
+        description="Development only: accept client metadata documents served from a loopback address",
+    )
+
     reverie_allowed_hosts: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description="Host headers the HTTP server answers besides its own address, comma-separated",
@@ -157,6 +174,26 @@ class ReverieSettings(BaseSettings):
         if isinstance(value, str):
             return [host.strip().lower() for host in value.split(",") if host.strip()]
         return value
+
+    @field_validator("reverie_public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        expected = (
+            "expected the https origin people use, such as https://memory.example.org (no path, query or "
+            "fragment; plain http only for a loopback address, in development)"
+        )
+        try:
+            parts = urlsplit(value.strip().rstrip("/"))
+            parts.port  # noqa: B018 - reading it checks that the port is a number in range
+        except ValueError:
+            raise ValueError(expected) from None
+        loopback = parts.hostname in ("127.0.0.1", "localhost", "::1")
+        secure = parts.scheme == "https" or (parts.scheme == "http" and loopback)
+        if not secure or not parts.hostname or parts.path or parts.query or parts.fragment:
+            raise ValueError(expected)
+        return f"{parts.scheme}://{parts.netloc.lower()}"
 
     @field_validator("dreaming_timezone", "app_timezone")
     @classmethod

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from graph.access import ProfileGraph, ProfileTx
 from graph.forgetting.models import ProfileCounts
-from graph.schema import PROFILE_LABELS
+from graph.schema import ACCESS_LABELS, PROFILE_LABELS
 from graph.scope import ScopedQuery
 
 # Each label counted by itself, so one count is one label scan narrowed to the profile.
@@ -26,7 +26,7 @@ _ERASE = {
         CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF $batch ROWS
         """,
     )
-    for label in PROFILE_LABELS
+    for label in ACCESS_LABELS + PROFILE_LABELS
 }
 ERASE_BATCH = 5_000
 
@@ -41,9 +41,10 @@ async def count_profile(graph: ProfileGraph) -> ProfileCounts:
 
 
 async def erase_profile(graph: ProfileGraph) -> ProfileCounts:
-    """Delete every node of the profile, label by label (the Profile node last, so a profile
-    interrupted half-way still lists and can be erased again). Returns what it held."""
+    """Delete every node of the profile, label by label: its grants and sessions first, so no
+    connector or browser keeps acting for it while the rest goes, and the Profile node last, so
+    a profile interrupted half-way still lists and can be erased again. Returns what it held."""
     held = await count_profile(graph)
-    for label in PROFILE_LABELS:
+    for label in ACCESS_LABELS + PROFILE_LABELS:
         await graph.run_batched(_ERASE[label], batch=ERASE_BATCH)
     return held

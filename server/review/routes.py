@@ -2,16 +2,18 @@
 
 Each handler validates its form or query, resolves the profile from the signed-in session, calls
 `graph/` and renders a template. Sign-in, forgery checks and error pages are applied once, by
-`_guarded`, to every handler.
+`guarded`, to every handler.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+import re
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field, ValidationError
@@ -64,9 +66,20 @@ _TEMPLATES.env.filters.update(
 )
 _STYLESHEET = (_HERE / "static" / "review.css").read_text(encoding="utf-8")
 # Everything the page needs is served from here; nothing loads from elsewhere, no inline script.
+
+
+def same_origin_csp(form_target: str | None = None) -> str:
+    """The page's Content-Security-Policy; `form_target` is one more origin its forms may end at
+    (the consent page's answer redirects to the connecting app)."""
+    targets = f"'self' {form_target}" if form_target else "'self'"
+    return (
+        f"default-src 'self'; img-src 'self' data:; form-action {targets}; "
+        "frame-ancestors 'none'; base-uri 'none'"
+    )
+
+
 _HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; form-action 'self'; "
-    "frame-ancestors 'none'; base-uri 'none'",
+    "Content-Security-Policy": same_origin_csp(),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
@@ -80,6 +93,8 @@ KINDS: dict[str, tuple[DreamKind, ...]] = {kind.value: (kind,) for kind in Dream
 PAGE_SIZE = 10
 # As the tools bound dream_id and claim_id.
 MAX_ID_CHARS = 64
+# Pending consent requests are named by `secrets.token_urlsafe(32)`.
+_REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 FORGED = "This form did not come from this page; nothing was changed."
 READ_ONLY = (
     "This token can read only; reviewing changes memory and needs a token with the 'write' scope "
@@ -151,6 +166,9 @@ class ReviewPage:
     sessions: SessionStore
     cycles: ManualCycles
     throttle: SignInThrottle = field(default_factory=SignInThrottle)
+    # The https origin people use behind a reverse proxy (REVERIE_PUBLIC_URL), which the request
+    # itself, arriving over plain http from the proxy, does not show.
+    public_origin: str | None = None
 
     # --- rendering ------------------------------------------------------------------------
 
@@ -162,7 +180,7 @@ class ReviewPage:
         status_code: int = 200,
         **values: Any,
     ) -> Response:
-        notice = self.sessions.take_notice(session) if session else None
+        notice = session.notice if session else None
         context = {"root": ROOT, "session": session, "notice": notice, **values}
         response = _TEMPLATES.TemplateResponse(request, template, context, status_code=status_code)
         response.headers.update(_HEADERS)
@@ -173,9 +191,9 @@ class ReviewPage:
     ) -> Response:
         return self.render(request, "problem.html", session, status_code=status_code, message=message)
 
-    def back_to(self, path: str, session: ReviewSession, notice: str | None = None) -> Response:
+    async def back_to(self, path: str, session: ReviewSession, notice: str | None = None) -> Response:
         if notice:
-            self.sessions.leave_notice(session, notice)
+            await self.sessions.leave_notice(session, notice)
         return RedirectResponse(ROOT + path, status_code=303)
 
     async def graph(self, session: ReviewSession) -> tuple[AppContext, ProfileGraph]:
@@ -184,9 +202,12 @@ class ReviewPage:
 
     # --- sign-in, forgery and errors, for every handler ------------------------------------
 
-    def _guarded(self, handler: Handler, *, write: bool) -> Callable[[Request], Awaitable[Response]]:
+    def guarded(self, handler: Handler, *, write: bool) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
-            session = self.sessions.find(request.cookies.get(SESSION_COOKIE))
+            session = await self.sessions.find(request.cookies.get(SESSION_COOKIE))
+            if session is not None:
+                # Shown on this page (whatever it is) and so taken now, once.
+                await self.sessions.take_notice(session)
             if session is None:
                 if request.method == "GET":
                     return RedirectResponse(f"{ROOT}/login", status_code=303)
@@ -195,7 +216,7 @@ class ReviewPage:
                 )
             if request.method == "POST":
                 form = await request.form()
-                if not _same_origin(request) or not session.accepts(str(form.get("csrf_token", ""))):
+                if not self.same_origin(request) or not session.accepts(str(form.get("csrf_token", ""))):
                     return self.refuse(request, FORGED, 403, session)
             if write and not session.can_write:
                 return self.refuse(request, READ_ONLY, 403, session)
@@ -217,10 +238,18 @@ class ReviewPage:
     # --- sign-in --------------------------------------------------------------------------
 
     async def sign_in_form(self, request: Request) -> Response:
-        return self.render(request, "login.html", None)
+        return self.render(request, "login.html", None, connect=_connect_of(request.query_params))
+
+    def same_origin(self, request: Request) -> bool:
+        """False for a form posted from another site; browsers always send Origin on such posts."""
+        origin = request.headers.get("origin")
+        return origin is None or origin in (
+            f"{request.url.scheme}://{request.url.netloc}",
+            self.public_origin,
+        )
 
     async def sign_in(self, request: Request) -> Response:
-        if not _same_origin(request):
+        if not self.same_origin(request):
             return self.refuse(request, FORGED, 403, None)
         address = request.client.host if request.client else "unknown"
         wait_s = self.throttle.wait_s(address)
@@ -229,12 +258,18 @@ class ReviewPage:
             refused.headers["Retry-After"] = str(wait_s)
             return refused
         form = await request.form()
-        session = self.sessions.sign_in(str(form.get("token", "")))
+        session = await self.sessions.sign_in(str(form.get("token", "")))
         if session is None:
             self.throttle.failed(address)
             # The same words whatever was wrong, so a guess learns nothing about which profiles exist.
-            return self.render(request, "login.html", None, status_code=401, failed=True)
-        response = RedirectResponse(ROOT, status_code=303)
+            return self.render(
+                request, "login.html", None, status_code=401, failed=True, connect=_connect_of(form)
+            )
+        # Back to the consent page the person came from, rebuilt from the request id alone, so
+        # the form cannot send the browser anywhere else.
+        connect = _connect_of(form)
+        target = f"{ROOT}/connect?{urlencode({'request': connect})}" if connect else ROOT
+        response = RedirectResponse(target, status_code=303)
         response.set_cookie(
             SESSION_COOKIE,
             session.id,
@@ -242,12 +277,12 @@ class ReviewPage:
             path=ROOT,
             httponly=True,
             samesite="strict",
-            secure=request.url.scheme == "https",
+            secure=request.url.scheme == "https" or (self.public_origin or "").startswith("https:"),
         )
         return response
 
     async def sign_out(self, request: Request, session: ReviewSession) -> Response:
-        self.sessions.sign_out(session.id)
+        await self.sessions.sign_out(session)
         response = RedirectResponse(f"{ROOT}/login", status_code=303)
         response.delete_cookie(SESSION_COOKIE, path=ROOT)
         return response
@@ -280,7 +315,7 @@ class ReviewPage:
     async def dream(self, request: Request, session: ReviewSession) -> Response:
         _, graph = await self.graph(session)
         show_retracted = request.query_params.get("show_retracted") == "1"
-        dream = await review.get_dream(graph, _path_id(request, "dream_id"), show_retracted)
+        dream = await review.get_dream(graph, path_id(request, "dream_id"), show_retracted)
         return self.render(request, "dream.html", session, dream=dream, predicates=_PREDICATES)
 
     async def feedback(self, request: Request, session: ReviewSession) -> Response:
@@ -288,7 +323,7 @@ class ReviewPage:
         app, graph = await self.graph(session)
         result = await review.resolve_feedback(
             graph,
-            _path_id(request, "dream_id"),
+            path_id(request, "dream_id"),
             form.decision,
             form.feedback,
             claims=form.claims(),
@@ -319,9 +354,9 @@ class ReviewPage:
     async def confirm(self, request: Request, session: ReviewSession) -> Response:
         form = ConfirmForm.model_validate(_fields(await request.form()))
         app, graph = await self.graph(session)
-        result = await memory_writes.confirm(graph, _path_id(request, "claim_id"), form.decision, app.vectors)
+        result = await memory_writes.confirm(graph, path_id(request, "claim_id"), form.decision, app.vectors)
         claim = result.claim
-        return self.back_to(
+        return await self.back_to(
             "/memory",
             session,
             f"Recorded: “{statement_in_words(claim.subject, claim.predicate, claim.object)}”: "
@@ -331,8 +366,8 @@ class ReviewPage:
     async def forget(self, request: Request, session: ReviewSession) -> Response:
         form = ForgetForm.model_validate(_fields(await request.form()))
         _, graph = await self.graph(session)
-        result = await forget(graph, [_path_id(request, "memory_id")], form.reason)
-        return self.back_to("/memory", session, _forget_notice(result))
+        result = await forget(graph, [path_id(request, "memory_id")], form.reason)
+        return await self.back_to("/memory", session, _forget_notice(result))
 
     # --- runs -----------------------------------------------------------------------------
 
@@ -363,7 +398,7 @@ class ReviewPage:
 
     async def start_cycle(self, request: Request, session: ReviewSession) -> Response:
         if self.cycles.running(session.profile):
-            return self.back_to("/runs", session, "A cycle started here is still running.")
+            return await self.back_to("/runs", session, "A cycle started here is still running.")
         app, graph = await self.graph(session)
         defaults = app.settings.dreaming_defaults()
 
@@ -379,7 +414,7 @@ class ReviewPage:
             )
 
         self.cycles.start(session.profile, cycle)
-        return self.back_to("/runs", session)
+        return await self.back_to("/runs", session)
 
     async def stylesheet(self, request: Request) -> Response:
         return Response(_STYLESHEET, media_type="text/css", headers={"Cache-Control": "max-age=3600"})
@@ -387,7 +422,7 @@ class ReviewPage:
     # --- the routing table ------------------------------------------------------------------
 
     def endpoints(self) -> list[tuple[str, list[str], Callable[[Request], Awaitable[Response]]]]:
-        guarded = self._guarded
+        guarded = self.guarded
         return [
             (f"{ROOT}/login", ["GET"], self.sign_in_form),
             (f"{ROOT}/login", ["POST"], self.sign_in),
@@ -413,7 +448,7 @@ def _forget_notice(result: ForgetResult) -> str:
     return "; ".join(parts) + "."
 
 
-def _path_id(request: Request, name: str) -> str:
+def path_id(request: Request, name: str) -> str:
     """An id from the address; ids are short, so a long one is refused without echoing it."""
     value = str(request.path_params[name])
     if len(value) > MAX_ID_CHARS:
@@ -421,7 +456,7 @@ def _path_id(request: Request, name: str) -> str:
     return value
 
 
-def _same_origin(request: Request) -> bool:
-    """False for a form posted from another site; browsers always send Origin on such posts."""
-    origin = request.headers.get("origin")
-    return origin is None or origin == f"{request.url.scheme}://{request.url.netloc}"
+def _connect_of(fields: Mapping[str, Any]) -> str | None:
+    """The consent request a sign-in continues to: an id of the shape this server makes, or None."""
+    value = fields.get("connect")
+    return value if isinstance(value, str) and _REQUEST_ID.fullmatch(value) else None

@@ -1,26 +1,37 @@
-"""Signed-in browser sessions of the review page.
+"""Signed-in browser sessions of the review page, kept in Neo4j (`graph.connectors.sessions`).
 
 A person signs in once with the same bearer token an MCP host uses; the page then holds an
-opaque random session id in an HttpOnly, SameSite=Strict cookie. Sessions live in this
-process's memory only: a restart signs everyone out, which is the safe direction to fail.
-Every state-changing form carries the session's own CSRF token. A session keeps its token's
-digest and follows the token file: revoking the token ends it, changing its scopes changes what
-it may do.
+opaque random session id in an HttpOnly, SameSite=Strict cookie. The graph keeps only the id's
+digest, so every server process of a deployment knows the session (a sign-in through one works
+through another behind the same proxy) and a restart no longer signs anyone out. Every
+state-changing form carries the session's CSRF token, derived from its id, so nothing about it
+is stored. A session keeps its token's digest and follows the token file: revoking the token
+ends it, changing its scopes changes what it may do. Erasing the profile erases its sessions.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import secrets
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
+from graph.access import ProfileGraph
 from graph.clock import utcnow
+from graph.connectors import lookup
+from graph.connectors import sessions as stored
 from server.auth import token_digest
+from server.context import LiveApp
 from server.token_registry import TokenRegistry
 
 SESSION_COOKIE = "reverie_review"
 SESSION_LIFETIME = timedelta(hours=8)
+
+
+def _csrf_of(session_id: str) -> str:
+    # A one-way function of the cookie's id: a page of another site knows neither.
+    return hashlib.sha256(f"reverie-review-csrf:{session_id}".encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -28,9 +39,17 @@ class ReviewSession:
     id: str
     profile: str
     can_write: bool
-    csrf_token: str
     expires_at: datetime
     token_digest: str
+    notice: str | None = None
+
+    @property
+    def csrf_token(self) -> str:
+        return _csrf_of(self.id)
+
+    @property
+    def digest(self) -> str:
+        return token_digest(self.id)
 
     def accepts(self, csrf_token: str) -> bool:
         return hmac.compare_digest(self.csrf_token.encode(), csrf_token.encode())
@@ -38,52 +57,61 @@ class ReviewSession:
 
 @dataclass
 class SessionStore:
+    live: LiveApp
     tokens: TokenRegistry
     lifetime: timedelta = SESSION_LIFETIME
-    _sessions: dict[str, ReviewSession] = field(default_factory=dict)
-    # One message to show on the next page a session sees (after a redirect).
-    _notices: dict[str, str] = field(default_factory=dict)
 
-    def sign_in(self, token: str) -> ReviewSession | None:
+    async def _graph(self, profile_id: str) -> ProfileGraph:
+        return await self.live.get().graph_of(profile_id)
+
+    async def sign_in(self, token: str) -> ReviewSession | None:
         """A new session for a valid token with the read scope; None for anything else."""
         digest = token_digest(token.strip())
         granted = self.tokens.grant_by_digest(digest)
         if granted is None or "read" not in granted.scopes:
             return None
-        self._forget_expired()
         session = ReviewSession(
             id=secrets.token_urlsafe(32),
             profile=granted.profile,
             can_write="write" in granted.scopes,
-            csrf_token=secrets.token_urlsafe(32),
             expires_at=utcnow() + self.lifetime,
             token_digest=digest,
         )
-        self._sessions[session.id] = session
+        graph = await self._graph(session.profile)
+        await stored.open_session(graph, session.digest, digest, session.expires_at)
         return session
 
-    def find(self, session_id: str | None) -> ReviewSession | None:
+    async def find(self, session_id: str | None) -> ReviewSession | None:
         """The live session with this id, as its token's grant stands now; None once either ended."""
-        session = self._sessions.get(session_id or "")
-        if session is None or session.expires_at <= utcnow():
+        if not session_id:
             return None
-        granted = self.tokens.grant_by_digest(session.token_digest)
-        if granted is None or granted.profile != session.profile or "read" not in granted.scopes:
-            self.sign_out(session.id)
+        app = self.live.get()
+        await app.ensure_ready()
+        found = await lookup.find_session(app.store, token_digest(session_id))
+        if found is None or found.expires_at <= utcnow():
+            return None
+        session = ReviewSession(
+            id=session_id,
+            profile=found.profile_id,
+            can_write=False,
+            expires_at=found.expires_at,
+            token_digest=found.token_digest,
+            notice=found.notice,
+        )
+        granted = self.tokens.grant_by_digest(found.token_digest)
+        if granted is None or granted.profile != found.profile_id or "read" not in granted.scopes:
+            await self.sign_out(session)
             return None
         return replace(session, can_write="write" in granted.scopes)
 
-    def sign_out(self, session_id: str) -> None:
-        self._sessions.pop(session_id, None)
-        self._notices.pop(session_id, None)
+    async def sign_out(self, session: ReviewSession) -> None:
+        await stored.end_session(await self._graph(session.profile), session.digest)
 
-    def leave_notice(self, session: ReviewSession, text: str) -> None:
-        self._notices[session.id] = text
+    async def leave_notice(self, session: ReviewSession, text: str) -> None:
+        await stored.leave_notice(await self._graph(session.profile), session.digest, text)
 
-    def take_notice(self, session: ReviewSession) -> str | None:
-        return self._notices.pop(session.id, None)
-
-    def _forget_expired(self) -> None:
-        now = utcnow()
-        for expired in [key for key, session in self._sessions.items() if session.expires_at <= now]:
-            self.sign_out(expired)
+    async def take_notice(self, session: ReviewSession) -> str | None:
+        """The notice left for this page, read once; no write when there is none."""
+        if session.notice is None:
+            return None
+        return await stored.take_notice(await self._graph(session.profile), session.digest)

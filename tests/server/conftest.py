@@ -144,9 +144,10 @@ async def http_mcp(server: HttpServer, token: str, **options: Any) -> AsyncItera
 
 @contextmanager
 def http_serving(
-    server_env: Mapping[str, str], profile_id: str, tmp_path: Path, **extra_env: str
+    server_env: Mapping[str, str], profile_id: str, tmp_path: Path, *, public: bool = False, **extra_env: str
 ) -> Iterator[HttpServer]:
-    """`reverie serve --transport http` on 127.0.0.1 with three tokens and `extra_env` in its environment."""
+    """`reverie serve --transport http` on 127.0.0.1 with three tokens and `extra_env` in its
+    environment; `public`: its own address as REVERIE_PUBLIC_URL, so it serves connectors too."""
     tokens = tmp_path / "tokens.json"
     write = add_token(tokens, profile_id, ["read", "write"], name="rw")
     read = add_token(tokens, profile_id, ["read"], name="ro")
@@ -156,6 +157,7 @@ def http_serving(
         **server_env,
         "REVERIE_TOKENS_FILE": str(tokens),
         "REVERIE_HOME": str(tmp_path / "home"),
+        **({"REVERIE_PUBLIC_URL": f"http://127.0.0.1:{port}"} if public else {}),
         **extra_env,
     }
     command = [str(REVERIE), "serve", "--transport", "http", "--host", "127.0.0.1", "--port", str(port)]

@@ -1,0 +1,186 @@
+"""A connector's side of OAuth, spelled out in plain HTTP, for the tests of `server.connectors`:
+registration, the authorization request, the person's consent (signed in with a static token),
+the code exchange; and a loopback callback that receives the redirect a browser is sent to."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+import secrets
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import httpx2
+
+from bench.processes import free_port
+from tests.server.conftest import HttpServer
+
+CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+def pkce() -> tuple[str, str]:
+    """A code verifier and its S256 challenge."""
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+    return verifier, challenge
+
+
+def query_of(url: str) -> dict[str, str]:
+    return {key: values[0] for key, values in parse_qs(urlsplit(url).query).items()}
+
+
+@dataclass
+class Connector:
+    """One registered client of `server`, speaking through `http` (redirects not followed)."""
+
+    http: httpx2.AsyncClient
+    server: HttpServer
+    redirect_uri: str
+    client_id: str = ""
+    verifier: str = ""
+    challenge: str = ""
+
+    async def register(self, name: str = "Test connector") -> Connector:
+        answer = await self.http.post(
+            "/register",
+            json={
+                "client_name": name,
+                "redirect_uris": [self.redirect_uri],
+                "grant_types": ["authorization_code", "refresh_token"],
+                "token_endpoint_auth_method": "none",
+            },
+        )
+        assert answer.status_code == 201, answer.text
+        self.client_id = answer.json()["client_id"]
+        self.verifier, self.challenge = pkce()
+        return self
+
+    async def authorize(self, **changes: str | None) -> httpx2.Response:
+        """GET /authorize with a well-formed request, except for `changes` (None leaves a parameter out)."""
+        params: dict[str, str | None] = {
+            "response_type": "code",
+            "client_id": self.client_id,
+            "redirect_uri": self.redirect_uri,
+            "code_challenge": self.challenge,
+            "code_challenge_method": "S256",
+            "state": "state-1",
+            "resource": self.server.url,
+            "scope": "read write",
+            **changes,
+        }
+        return await self.http.get("/authorize", params={k: v for k, v in params.items() if v is not None})
+
+    async def consent_page(self, token: str) -> tuple[str, str]:
+        """Authorize, sign in on the way and open the consent page: its request id and CSRF token."""
+        asked = await self.authorize()
+        assert asked.status_code == 302, asked.text
+        request_id = query_of(asked.headers["location"])["request"]
+        signed = await self.http.post("/review/login", data={"token": token, "connect": request_id})
+        assert signed.status_code == 303, signed.text
+        page = await self.http.get(signed.headers["location"])
+        assert page.status_code == 200, page.text
+        found = CSRF.search(page.text)
+        assert found is not None
+        return request_id, found.group(1)
+
+    async def code(self, token: str, profile: str) -> str:
+        """The whole consent, allowed: the code the redirect carries."""
+        request_id, csrf = await self.consent_page(token)
+        answer = await self.http.post(
+            "/review/connect",
+            data={"request": request_id, "csrf_token": csrf, "profile": profile, "decision": "allow"},
+        )
+        assert answer.status_code == 303, answer.text
+        back = query_of(answer.headers["location"])
+        assert back["state"] == "state-1"
+        return back["code"]
+
+    async def exchange(self, code: str, **changes: str) -> httpx2.Response:
+        data = {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": self.redirect_uri,
+            "client_id": self.client_id,
+            "code_verifier": self.verifier,
+            "resource": self.server.url,
+            **changes,
+        }
+        return await self.http.post("/token", data=data)
+
+    async def tokens(self, token: str, profile: str) -> dict[str, Any]:
+        answer = await self.exchange(await self.code(token, profile))
+        assert answer.status_code == 200, answer.text
+        return dict(answer.json())
+
+    async def refresh(self, refresh_token: str) -> httpx2.Response:
+        data = {"grant_type": "refresh_token", "refresh_token": refresh_token, "client_id": self.client_id}
+        return await self.http.post("/token", data=data)
+
+    async def mcp_status(self, access_token: str) -> int:
+        """The status /mcp answers an initialize signed with `access_token`."""
+        answer = await self.http.post(
+            "/mcp",
+            headers={
+                "Authorization": f"Bearer {access_token}",
+                "Accept": "application/json, text/event-stream",
+            },
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "probe", "version": "1"},
+                },
+            },
+        )
+        return answer.status_code
+
+
+@dataclass
+class Callback:
+    """A loopback page that keeps the query of the one redirect it receives."""
+
+    url: str
+    received: threading.Event = field(default_factory=threading.Event)
+    query: dict[str, str] = field(default_factory=dict)
+
+    def wait(self, seconds: float = 60) -> dict[str, str]:
+        assert self.received.wait(seconds), "the browser never came back to the callback"
+        return self.query
+
+
+@contextmanager
+def callback_server() -> Iterator[Callback]:
+    port = free_port()
+    callback = Callback(f"http://127.0.0.1:{port}/callback")
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            callback.query.update(query_of(self.path))
+            callback.received.set()
+            body = b"<html><body><main>Connected; you can close this page.</main></body></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield callback
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -30,9 +31,9 @@ from graph.connectors import grants
 from graph.connectors.records import Grant
 from server.auth import token_digest
 from tests.conftest import TEST_PROFILE_PREFIX
+from tests.server.browser import browser, click_through, screenshot, waiting
 from tests.server.conftest import HttpServer, http_mcp, http_serving, reverie, structured
 from tests.server.connector_support import CSRF, Callback, Connector, callback_server, query_of
-from tests.server.test_review_page import browser, click_through, screenshot, waiting
 
 pytestmark = pytest.mark.anyio
 __all__ = ["browser"]  # the review page's browser fixture, shared
@@ -118,7 +119,8 @@ def consent_in_browser(page: WebDriver, url: str, server: HttpServer, callback: 
     host = callback.url.split("/")[2]
     assert "Phone notes" in shown and host in shown and "Add to, correct and forget" in shown, shown
     assert page.execute_script("return document.documentElement.scrollWidth") <= 390
-    screenshot(page, "consent-phone")
+    # Kept where the review page's screenshots go when asked for (docs/screens holds the reviewed ones).
+    screenshot(page, Path(os.environ.get("REVERIE_SCREENSHOTS", tempfile.gettempdir())), "consent-phone")
     page.find_element(By.CSS_SELECTOR, "button[value=allow]").click()
     callback.wait()
 

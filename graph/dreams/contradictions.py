@@ -55,7 +55,7 @@ def contradiction_draft(later: LaterClaim) -> DreamDraft:
         f"came {said}, naming {later.value}: both cannot hold now.",
         why=f"'{relation}' holds one value at a time; the later statement names another.",
         what_if=f"What if '{relation}' is {later.value} for {who} now?",
-        possible_outcome=f"Promoted with the person's words, '{later.value}' goes through the usual checks "
+        possible_outcome=f"Confirmed in your words, '{later.value}' goes through the usual checks "
         f"against '{later.held}' (a tie becomes a question); rejected, memory stays as it is.",
         rationale=f"The fact ({later.held}) is active; the claim ({later.value}, {later.claim_id}) was said "
         f"on {day_of(later.said.when())}, after every statement behind the fact, and is not memory.",

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import lru_cache
@@ -193,13 +193,23 @@ _SENTENCE_END = '.!?:;"\u201c('
 
 
 @lru_cache(maxsize=8192)
-def capitalised(text: str) -> frozenset[str]:
-    """Roots of every word `text` writes with a capital, names or sentence openers alike."""
+def _roots_by_case(text: str, case: Callable[[str], bool]) -> frozenset[str]:
+    """Roots of the words of `text` whose first letter is in `case` (str.isupper, str.islower)."""
     return frozenset(
         term_root(plain[0])
         for m in _WORD.finditer(text)
-        if m.group(0)[0].isupper() and (plain := tokens(m.group(0)))
+        if case(m.group(0)[0]) and (plain := tokens(m.group(0)))
     )
+
+
+def capitalised(text: str) -> frozenset[str]:
+    """Roots of every word `text` writes with a capital, names or sentence openers alike."""
+    return _roots_by_case(text, str.isupper)
+
+
+def uncapitalised(text: str) -> frozenset[str]:
+    """Roots of every word `text` writes in lower case: a word never written so is a name."""
+    return _roots_by_case(text, str.islower)
 
 
 def shared_names(first: str, second: str) -> frozenset[str]:

@@ -44,13 +44,13 @@ def theme_draft(theme: Theme) -> DreamDraft:
     )
     return DreamDraft(
         kind=DreamKind.THEME,
-        hypothesis=f"You keep coming back to {term}, in {theme.sittings} separate conversations over {span}: "
+        hypothesis=f"You keep mentioning {term}, in {theme.sittings} separate conversations over {span}: "
         f"{quotes}.",
-        why=f"{term} comes up on {theme.sittings} different days from {day_of(first)} to {day_of(last)}; "
-        "few other memories mention it.",
-        what_if=f"What if {term} matters more to the person than any single mention of it shows?",
+        why=f"{term} comes up on {theme.sittings} different days from {day_of(first)} to {day_of(last)}, "
+        "and in few other memories.",
+        what_if=f"What if {term} matters more to you than any single mention shows?",
         possible_outcome=f"If so, the assistant can bring up {term} when it fits and recall these "
-        "memories together, and the person can confirm what it means to them as memory.",
+        f"memories together, and you can confirm what {term} means to you as memory.",
         rationale=rationale,
         likelihood=round(min(0.9, 1 - math.exp(-theme.weight / 4)), 3),
         confidence=round(fmean(memory.quality for memory in sources) * 0.75, 3),
@@ -73,10 +73,10 @@ def duplicate_draft(first: Memory, second: Memory, overlap: float, cosine: float
         kind=DreamKind.DUPLICATE,
         hypothesis=f"You said the same thing twice, {apart} apart: {_quoted(earlier, None)} and "
         f"{_quoted(later, None)}.",
-        why=f"{overlap:.0%} of their words are shared ({meaning}); said {apart} apart.",
+        why=f"Mostly the same words, said {apart} apart.",
         what_if="What if one is enough? Accepting keeps the later (unless only the earlier supports "
-        "claims) and retracts the other, whose words stay on record until the person forgets them; "
-        "until the person keeps the merge, undoing it puts the other back as it was.",
+        "claims) and retracts the other, whose words stay on record until you forget them; until "
+        "you keep the merge, undoing it puts the other back unchanged.",
         possible_outcome="If so, recall shows the memory once instead of twice.",
         rationale=f"Topical words shared: {overlap:.0%} of the two's together; meaning: {meaning}; "
         f"said {apart} apart.",

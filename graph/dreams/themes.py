@@ -42,6 +42,7 @@ from graph.dreams.evidence import (
     term_weight,
     topical_roots,
     topical_terms,
+    uncapitalised,
     written_as_names,
 )
 from graph.dreams.models import DreamStatus
@@ -145,8 +146,13 @@ def _theme(root: str, holders: Sequence[Memory], corpus_size: int) -> Theme | No
     latest = groups[-1][-1]
     named = sum(root in written_as_names(m.text) for m in holders) >= 2
     term = _written(root, latest)
+    # Capitalised only to open a sentence, a word is not a name ("Pottery is ..." is pottery);
+    # one no memory writes in lower case keeps its capital ("Inês", "Tom"), even at a start.
+    shown = term
     if not named and term.istitle():
-        term = term.lower()  # capitalised only to open a sentence: "Pottery is ..." is pottery
+        term = term.lower()
+        if any(root in uncapitalised(m.text) for m in holders):
+            shown = term
     english = english_rarity(term)
     if not named and (english < MIN_ENGLISH_RARITY or not can_name_a_thing(term)):
         return None
@@ -156,7 +162,7 @@ def _theme(root: str, holders: Sequence[Memory], corpus_size: int) -> Theme | No
     weight = term_weight(SharedTerm(term, len(holders), english, named), corpus_size)
     return Theme(
         topic=root,
-        term=term,
+        term=shown,
         sources=_spread(best, MAX_SOURCES),
         holders=len(holders),
         sittings=len(groups),

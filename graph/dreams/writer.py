@@ -25,7 +25,7 @@ from graph.dreams.evidence import (
     word_score,
 )
 from graph.dreams.records import Memory
-from graph.text import tokens
+from graph.text import as_written, tokens
 
 EXCERPT_CHARS = 110
 SHORT_CHARS = 50
@@ -135,12 +135,13 @@ def _character_window(text: str, term: str | None, limit: int) -> str:
     return f"{'…' if start > 0 else ''}{body}{'…' if end < len(text) else ''}"
 
 
-def _original_case(term: str, memory: Memory) -> str:
-    """How the person wrote the shared word ('Sweden', not 'sweden')."""
-    for word in memory.text.split():
-        stripped = word.strip(_PUNCTUATION)
-        if stripped.casefold() == term:
-            return stripped
+def _original_case(term: str, *memories: Memory) -> str:
+    """How the person wrote the shared word ('Sweden', not 'sweden'; 'Bach' of "Bach's"), from
+    the first memory that writes it; the term itself when none does."""
+    for memory in memories:
+        written = as_written(term, memory.text)
+        if written != term or term in tokens(memory.text):
+            return written
     return term
 
 
@@ -282,7 +283,7 @@ def _topic(pair: CandidatePair, earlier: Memory, later: Memory) -> str | None:
     words = earlier.text.split()
     at = _position(term, words)
     if at is None or len(_plain(words[at])) > TOPIC_CHARS:
-        return _original_case(term, earlier)
+        return _original_case(term, earlier, later)
     if _capitalised(words[at]):
         name = _shared_name(words, at, later.text.casefold())
         if name is not None:
@@ -291,7 +292,7 @@ def _topic(pair: CandidatePair, earlier: Memory, later: Memory) -> str | None:
     phrase = _phrase(words, first, last)
     if first < last and len(phrase) <= TOPIC_CHARS:
         return phrase
-    return _original_case(term, earlier)
+    return _original_case(term, earlier, later)
 
 
 # Past this, a theme that comes back is a recurring part of a life rather than one episode.
@@ -340,9 +341,9 @@ class _Link:
 
 
 def _link(topic: str, apart: timedelta, when_first: str) -> _Link:
-    """Only as much as the timing supports: two lines of one conversation are one talk, a story
-    told over some days goes on, and a topic back after weeks or months stays with the person.
-    None of these says one memory caused the other."""
+    """Only as much as the sources and the timing support: two lines of one conversation are one
+    talk, and a topic named again later was named again, nothing more. Mentioning a trip is not
+    taking it ("came back to Lisbon" says she went), and neither memory caused the other."""
     if apart < SAME_MOMENT:
         return _Link(
             f"You talked about {topic} more than once in one conversation on {when_first}",
@@ -350,11 +351,11 @@ def _link(topic: str, apart: timedelta, when_first: str) -> _Link:
         )
     if apart < RECURRING:
         return _Link(
-            f"You came back to {topic} {_later(apart)}, in one story still going on",
-            f"What if what happened with {topic} is not over yet?",
+            f"You mentioned {topic} again {_later(apart)}, perhaps as one thing still going on",
+            f"What if both mentions of {topic} belong to one thing that is not settled yet?",
         )
     return _Link(
-        f"You came back to {topic} {_later(apart)}, so it has stayed with you",
+        f"You mentioned {topic} again {_later(apart)}, so {topic} may be on your mind still",
         f"What if {topic} matters to you more than either mention shows?",
     )
 
@@ -381,7 +382,7 @@ def write(pair: CandidatePair, score: float) -> DreamTexts:
         )
     outcome = (
         f'If so, "{excerpt(later.text, term, SHORT_CHARS)}" should be recalled together with '
-        f'"{excerpt(earlier.text, term, SHORT_CHARS)}", and the person can confirm the link as memory.'
+        f'"{excerpt(earlier.text, term, SHORT_CHARS)}", and you can confirm the link as memory.'
     )
     return DreamTexts(
         hypothesis=hypothesis,

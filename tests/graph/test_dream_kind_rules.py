@@ -73,14 +73,22 @@ def test_a_word_capitalised_only_to_open_a_sentence_is_named_as_a_word_and_a_nam
     )
     [theme] = themes_in({"pottery": pottery}, corpus_size=60)
     assert theme.term == "pottery"
-    odile = forty_days_apart(
-        "o",
-        "Grandma Odile called to say her tomatoes finally ripened.",
-        "Visited Odile in the care home, she beat everyone at scrabble.",
-        "Odile turns ninety next month and we are planning a lunch.",
-    )
-    [theme] = themes_in({"odile": odile}, corpus_size=60)
-    assert theme.term == "Odile"
+    names = {
+        "Odile": (
+            "Grandma Odile called to say her tomatoes finally ripened.",
+            "Visited Odile in the care home, she beat everyone at scrabble.",
+            "Odile turns ninety next month and we are planning a lunch.",
+        ),
+        # Never written in lower case, a name keeps its capital even where it only opens sentences.
+        "Ludmila": (
+            "Ludmila, my physiotherapist, says the shoulder needs rest.",
+            "Ludmila gave me stretches for the shoulder and the neck.",
+            "Ludmila moved my appointment to Thursday morning.",
+        ),
+    }
+    for name, texts in names.items():
+        [theme] = themes_in({name.lower(): forty_days_apart(name, *texts)}, corpus_size=60)
+        assert theme.term == name
 
 
 def test_no_theme_from_one_sitting_a_short_span_an_everyday_word_or_one_sentence_repeated() -> None:

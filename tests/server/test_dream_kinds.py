@@ -86,7 +86,7 @@ async def test_each_planted_kind_is_found_filterable_and_nothing_else_is_propose
         (dream["kind"], dream["hypothesis"]) for dream in dreams
     ]
     assert cited(by_kind["theme"]) == planted["kayak"]
-    assert by_kind["theme"]["hypothesis"].startswith("You keep coming back to kayak")
+    assert by_kind["theme"]["hypothesis"].startswith("You keep mentioning kayak")
     assert cited(by_kind["duplicate"]) == planted["peanuts"]
     assert planted["corvid"] in cited(by_kind["contradiction"])
     assert by_kind["contradiction"]["statement"]["object"] == "Corvid Systems"

@@ -97,8 +97,10 @@ async def test_a_desktop_week_from_first_memories_to_a_reviewed_night(
         # A question about one of its memories brings the dream, saying how it relates.
         source = structured(await host.call_tool("get_dream", {"dream_id": first["id"]}))["sources"][0]
         found = structured(await host.call_tool("recall_memory", {"query": source["text"]}))
-        related = {dream["id"]: dream for dream in found["related_dreams"]}
-        assert first["id"] in related and source["id"] not in related[first["id"]]["reason"]
+        related = {dream["dream_id"]: dream for dream in found["related_dreams"]}
+        assert first["id"] in related, found["related_dreams"]
+        assert source["id"] in related[first["id"]]["cites_recalled"]
+        assert source["id"] not in related[first["id"]]["reason"], "an id where a person reads words"
 
     # The review page, served by another process, shows the person's answer as theirs.
     with http_serving(server_env, profile_id, tmp_path) as server:

@@ -1,0 +1,186 @@
+"""Several `reverie serve --transport http` processes on one Neo4j: any of them answers any call.
+
+A memory acknowledged by one process is found by meaning through another at once, even while
+the first has not written its vector yet (it is frozen here, right after the acknowledgement).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from collections.abc import AsyncIterator, Iterator
+from contextlib import ExitStack, asynccontextmanager, contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.client import ConnectMode
+from mcp.client.streamable_http import streamable_http_client
+
+from bench.balancer import BACKEND_HEADER, BalancerMissingError, balancing, haproxy_path
+from bench.processes import free_port
+from graph.access import ConnectionSettings
+from graph.localdb import LocalNeo4j
+from tests.server.conftest import CallTool, HttpServer, caller, http_mcp, http_serving, tokens_for
+from tests.server.support import MEMORIES, database
+
+pytestmark = pytest.mark.anyio
+
+PUPPY = "We adopted a puppy named Biscuit last spring."
+# Shares no word with PUPPY: only the semantic lane can find it.
+DOG_QUESTION = "Does the person own a dog?"
+
+
+@contextmanager
+def servers(
+    server_env: dict[str, str], profile_id: str, tmp_path: Path, count: int, **extra_env: str
+) -> Iterator[list[HttpServer]]:
+    """`count` HTTP servers on the suite's Neo4j, accepting the same tokens, with the model the
+    suite provisioned."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "models").symlink_to(LocalNeo4j.default_home() / "models")
+    tokens = tokens_for(profile_id, tmp_path)
+    with ExitStack() as stack:
+        yield [
+            stack.enter_context(
+                http_serving(server_env, profile_id, tmp_path, tokens, name=f"server-{n}", **extra_env)
+            )
+            for n in range(count)
+        ]
+
+
+@contextmanager
+def frozen(server: HttpServer) -> Iterator[None]:
+    """The server's process stopped (SIGSTOP) for the block: its queued vectors wait."""
+    os.kill(server.pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(server.pid, signal.SIGCONT)
+
+
+async def store(call: CallTool, content: str, key: str | None = None) -> None:
+    await call("remember", content=content, idempotency_key=key)
+
+
+async def due(settings: ConnectionSettings, profile_id: str) -> int:
+    rows = await database(
+        settings,
+        "MATCH (n:Recallable {profile_id: $profile_id}) WHERE n.vector_due IS NOT NULL "
+        "RETURN count(n) AS due",
+        profile_id=profile_id,
+    )
+    return int(rows[0]["due"])
+
+
+async def test_a_memory_remembered_through_one_process_is_recalled_by_meaning_through_another(
+    server_env: dict[str, str], profile_id: str, tmp_path: Path, neo4j_settings: ConnectionSettings
+) -> None:
+    with servers(server_env, profile_id, tmp_path, 2) as (first, second):
+        async with (
+            http_mcp(first, first.write_token) as writer,
+            http_mcp(first, first.other_profile_token) as neighbour,
+            http_mcp(second, second.write_token) as reader,
+        ):
+            remember, remember_elsewhere = caller(writer), caller(neighbour)
+            # Bursts keep the first process's model busy past the acknowledgements.
+            async with anyio.create_task_group() as group:
+                for content in [*MEMORIES, PUPPY]:
+                    group.start_soon(store, remember, content)
+                    group.start_soon(store, remember_elsewhere, content)
+            with frozen(first):
+                owed = await due(neo4j_settings, profile_id)
+                owed_elsewhere = await due(neo4j_settings, f"{profile_id}-other")
+                assert owed and owed_elsewhere, "the first process wrote the vectors before it was frozen"
+                found = await caller(reader)("recall_memory", query=DOG_QUESTION, limit=1)
+                assert [(item["text"], item["lanes"]) for item in found["results"]] == [(PUPPY, ["semantic"])]
+                # The recall wrote this profile's owed vectors, and only this profile's.
+                assert await due(neo4j_settings, profile_id) == 0
+                assert await due(neo4j_settings, f"{profile_id}-other") == owed_elsewhere
+
+
+# --- behind HAProxy -------------------------------------------------------------------------
+
+
+@dataclass
+class Answered:
+    """Which process answered each tool call through the balancer, and in which session."""
+
+    calls: list[tuple[str, str, str | None]] = field(default_factory=list)
+
+    async def record(self, response: httpx2.Response) -> None:
+        message = json.loads(response.request.content or b"{}")
+        if isinstance(message, dict) and message.get("method") == "tools/call":
+            session = response.request.headers.get("mcp-session-id")
+            self.calls.append((message["params"]["name"], response.headers[BACKEND_HEADER], session))
+
+    def backends(self, tool: str) -> set[str]:
+        return {backend for name, backend, _ in self.calls if name == tool}
+
+    def crossed(self, first: str, then: str) -> bool:
+        """Whether a process that did not answer `first` answered `then`."""
+        return bool(self.backends(then) - self.backends(first))
+
+
+@contextmanager
+def balanced(server_env: dict[str, str], profile_id: str, tmp_path: Path, count: int) -> Iterator[HttpServer]:
+    """`count` servers behind HAProxy; the balancer as a server with the same tokens."""
+    try:
+        haproxy_path()
+    except BalancerMissingError as missing:
+        pytest.fail(str(missing))
+    port = free_port()
+    allowed = {"REVERIE_ALLOWED_HOSTS": f"127.0.0.1:{port}"}
+    with (
+        servers(server_env, profile_id, tmp_path, count, **allowed) as backends,
+        balancing([backend.port for backend in backends], tmp_path, port) as balancer,
+    ):
+        yield replace(backends[0], base=balancer.base, log=tmp_path / "haproxy.log", pid=0)
+
+
+@asynccontextmanager
+async def balanced_mcp(
+    front: HttpServer, answered: Answered, mode: ConnectMode = "auto"
+) -> AsyncIterator[Client]:
+    """A client of the balancer whose answers are recorded in `answered`."""
+    http = httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {front.write_token}"},
+        timeout=httpx2.Timeout(30, read=300),
+        event_hooks={"response": [answered.record]},
+    )
+    async with http, Client(streamable_http_client(front.url, http_client=http), mode=mode) as client:
+        yield client
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_through_the_balancer_one_process_recalls_what_another_remembered(
+    server_env: dict[str, str], profile_id: str, tmp_path: Path, mode: ConnectMode
+) -> None:
+    answered = Answered()
+    with balanced(server_env, profile_id, tmp_path, 2) as front:
+        async with (
+            balanced_mcp(front, answered, mode) as first,
+            balanced_mcp(front, answered, mode) as second,
+        ):
+            await caller(first)("remember", content=PUPPY)
+            # Round robin alternates requests (the client's own tools/list among them), and the
+            # second session lives on the other process (handshake era): within a few recalls,
+            # one reaches the process that did not remember.
+            found: list[dict[str, Any]] = []
+            while len(found) < 4 and not answered.crossed("remember", "recall_memory"):
+                found.append(await caller(second)("recall_memory", query=DOG_QUESTION, limit=1))
+    for recalled in found:
+        assert [(item["text"], item["lanes"]) for item in recalled["results"]] == [(PUPPY, ["semantic"])]
+    assert answered.crossed("remember", "recall_memory"), f"nothing crossed: {answered.calls}"
+    if mode == "legacy":
+        # Affinity: each session's calls reach the process that opened it.
+        by_session: dict[str | None, set[str]] = {}
+        for _, backend, session in answered.calls:
+            by_session.setdefault(session, set()).add(backend)
+        assert None not in by_session and all(len(backends) == 1 for backends in by_session.values())

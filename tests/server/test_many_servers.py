@@ -21,12 +21,13 @@ import pytest
 from mcp import Client
 from mcp.client.client import ConnectMode
 from mcp.client.streamable_http import streamable_http_client
+from mcp_types import CallToolResult
 
 from bench.balancer import BACKEND_HEADER, BalancerMissingError, balancing, haproxy_path
 from bench.processes import free_port
 from graph.access import ConnectionSettings
 from graph.localdb import LocalNeo4j
-from tests.server.conftest import CallTool, HttpServer, caller, http_mcp, http_serving, tokens_for
+from tests.server.conftest import CallTool, HttpServer, caller, error_text, http_mcp, http_serving, tokens_for
 from tests.server.support import MEMORIES, database
 
 pytestmark = pytest.mark.anyio
@@ -128,9 +129,15 @@ class Answered:
         return bool(self.backends(then) - self.backends(first))
 
 
+@dataclass(frozen=True)
+class Balanced:
+    front: HttpServer  # the balancer, with the servers' tokens
+    backends: list[HttpServer]
+
+
 @contextmanager
-def balanced(server_env: dict[str, str], profile_id: str, tmp_path: Path, count: int) -> Iterator[HttpServer]:
-    """`count` servers behind HAProxy; the balancer as a server with the same tokens."""
+def balanced(server_env: dict[str, str], profile_id: str, tmp_path: Path, count: int) -> Iterator[Balanced]:
+    """`count` servers behind HAProxy."""
     try:
         haproxy_path()
     except BalancerMissingError as missing:
@@ -141,7 +148,9 @@ def balanced(server_env: dict[str, str], profile_id: str, tmp_path: Path, count:
         servers(server_env, profile_id, tmp_path, count, **allowed) as backends,
         balancing([backend.port for backend in backends], tmp_path, port) as balancer,
     ):
-        yield replace(backends[0], base=balancer.base, log=tmp_path / "haproxy.log", pid=0)
+        yield Balanced(
+            replace(backends[0], base=balancer.base, log=tmp_path / "haproxy.log", pid=0), backends
+        )
 
 
 @asynccontextmanager
@@ -163,10 +172,10 @@ async def test_through_the_balancer_one_process_recalls_what_another_remembered(
     server_env: dict[str, str], profile_id: str, tmp_path: Path, mode: ConnectMode
 ) -> None:
     answered = Answered()
-    with balanced(server_env, profile_id, tmp_path, 2) as front:
+    with balanced(server_env, profile_id, tmp_path, 2) as served:
         async with (
-            balanced_mcp(front, answered, mode) as first,
-            balanced_mcp(front, answered, mode) as second,
+            balanced_mcp(served.front, answered, mode) as first,
+            balanced_mcp(served.front, answered, mode) as second,
         ):
             await caller(first)("remember", content=PUPPY)
             # Round robin alternates requests (the client's own tools/list among them), and the
@@ -184,3 +193,84 @@ async def test_through_the_balancer_one_process_recalls_what_another_remembered(
         for _, backend, session in answered.calls:
             by_session.setdefault(session, set()).add(backend)
         assert None not in by_session and all(len(backends) == 1 for backends in by_session.values())
+
+
+async def test_a_cycle_asked_on_two_processes_at_once_runs_once(
+    server_env: dict[str, str], profile_id: str, tmp_path: Path, neo4j_settings: ConnectionSettings
+) -> None:
+    answered = Answered()
+    with balanced(server_env, profile_id, tmp_path, 2) as served:
+        # Two sessions of the handshake era: each lives on its own process.
+        async with (
+            balanced_mcp(served.front, answered, "legacy") as first,
+            balanced_mcp(served.front, answered, "legacy") as second,
+        ):
+            for content in MEMORIES:
+                await caller(first)("remember", content=content)
+            outcomes: list[CallToolResult] = []
+
+            async def cycle(client: Client) -> None:
+                outcomes.append(await client.call_tool("run_dreaming_cycle", {}))
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(cycle, first)
+                group.start_soon(cycle, second)
+    assert len(answered.backends("run_dreaming_cycle")) == 2, answered.calls
+    refused = [error_text(outcome) for outcome in outcomes if outcome.is_error]
+    assert len(refused) == 1 and "already running" in refused[0], refused
+    runs = await database(
+        neo4j_settings,
+        "MATCH (r:DreamRun {profile_id: $profile_id}) RETURN r.status AS status",
+        profile_id=profile_id,
+    )
+    assert [run["status"] for run in runs] == ["completed"]
+
+
+async def remember_surely(front: HttpServer, answered: Answered, key: str, content: str) -> None:
+    """remember through the balancer until it is acknowledged (five tries), each time with `key`
+    and on a new connection, as a host whose call failed would send it again."""
+    for attempt in range(5):
+        try:
+            async with balanced_mcp(front, answered) as client:
+                await store(caller(client), content, key)
+                return
+        except Exception:
+            if attempt == 4:
+                raise
+            await anyio.sleep(0.5)
+
+
+async def test_a_process_killed_mid_load_loses_no_acknowledged_remember_and_doubles_none(
+    server_env: dict[str, str], profile_id: str, tmp_path: Path, neo4j_settings: ConnectionSettings
+) -> None:
+    """Remembers with idempotency keys through the balancer; one process is killed (SIGKILL)
+    after a third of them are acknowledged. The balancer sends again what got no answer, and a
+    client sends again what failed, with the same key: each memory is stored once."""
+    contents = {f"load-{index}": f"{MEMORIES[index % len(MEMORIES)]} (note {index})" for index in range(36)}
+    contents["load-puppy"] = PUPPY
+    acknowledged: list[str] = []
+    answered = Answered()
+    with balanced(server_env, profile_id, tmp_path, 2) as served:
+
+        async def worker(keys: list[str]) -> None:
+            for key in keys:
+                await remember_surely(served.front, answered, key, contents[key])
+                acknowledged.append(key)
+                if len(acknowledged) == len(contents) // 3:
+                    os.kill(served.backends[0].pid, signal.SIGKILL)
+
+        keys = list(contents)
+        async with anyio.create_task_group() as group:
+            for start in range(4):
+                group.start_soon(worker, keys[start::4])
+        async with balanced_mcp(served.front, answered) as client:
+            found = await caller(client)("recall_memory", query=DOG_QUESTION, limit=1)
+    assert sorted(acknowledged) == sorted(contents)
+    rows = await database(
+        neo4j_settings,
+        "MATCH (f:SourceFragment {profile_id: $profile_id}) "
+        "RETURN f.idempotency_key AS key, count(*) AS stored",
+        profile_id=profile_id,
+    )
+    assert {row["key"]: row["stored"] for row in rows} == dict.fromkeys(contents, 1)
+    assert [item["text"] for item in found["results"]] == [PUPPY]

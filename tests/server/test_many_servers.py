@@ -29,6 +29,7 @@ from graph.access import ConnectionSettings
 from graph.localdb import LocalNeo4j
 from tests.server.conftest import CallTool, HttpServer, caller, error_text, http_mcp, http_serving, tokens_for
 from tests.server.support import MEMORIES, database
+from tests.server.test_dream_sampling import Answer, dream_phase, judged, text_answer
 
 pytestmark = pytest.mark.anyio
 
@@ -136,14 +137,16 @@ class Balanced:
 
 
 @contextmanager
-def balanced(server_env: dict[str, str], profile_id: str, tmp_path: Path, count: int) -> Iterator[Balanced]:
-    """`count` servers behind HAProxy."""
+def balanced(
+    server_env: dict[str, str], profile_id: str, tmp_path: Path, count: int, **extra_env: str
+) -> Iterator[Balanced]:
+    """`count` servers behind HAProxy, with `extra_env` in their environment."""
     try:
         haproxy_path()
     except BalancerMissingError as missing:
         pytest.fail(str(missing))
     port = free_port()
-    allowed = {"REVERIE_ALLOWED_HOSTS": f"127.0.0.1:{port}"}
+    allowed = {"REVERIE_ALLOWED_HOSTS": f"127.0.0.1:{port}", **extra_env}
     with (
         servers(server_env, profile_id, tmp_path, count, **allowed) as backends,
         balancing([backend.port for backend in backends], tmp_path, port) as balancer,
@@ -155,15 +158,18 @@ def balanced(server_env: dict[str, str], profile_id: str, tmp_path: Path, count:
 
 @asynccontextmanager
 async def balanced_mcp(
-    front: HttpServer, answered: Answered, mode: ConnectMode = "auto"
+    front: HttpServer, answered: Answered, mode: ConnectMode = "auto", **options: Any
 ) -> AsyncIterator[Client]:
-    """A client of the balancer whose answers are recorded in `answered`."""
+    """A client of the balancer whose answers are recorded in `answered`; `options` go to `Client`."""
     http = httpx2.AsyncClient(
         headers={"Authorization": f"Bearer {front.write_token}"},
         timeout=httpx2.Timeout(30, read=300),
         event_hooks={"response": [answered.record]},
     )
-    async with http, Client(streamable_http_client(front.url, http_client=http), mode=mode) as client:
+    async with (
+        http,
+        Client(streamable_http_client(front.url, http_client=http), mode=mode, **options) as client,
+    ):
         yield client
 
 
@@ -274,3 +280,24 @@ async def test_a_process_killed_mid_load_loses_no_acknowledged_remember_and_doub
     )
     assert {row["key"]: row["stored"] for row in rows} == dict.fromkeys(contents, 1)
     assert [item["text"] for item in found["results"]] == [PUPPY]
+
+
+async def test_on_protocol_2026_07_28_a_dream_asked_in_rounds_finishes_on_another_process(
+    server_env: dict[str, str], profile_id: str, tmp_path: Path
+) -> None:
+    """The first round of a sampled cycle is answered by one process, the client's retry with
+    the answers by the other: the processes share REVERIE_REQUEST_STATE_KEY, so the state the
+    first sealed is read by the second."""
+
+    async def sampling(context: object, params: object) -> Answer:
+        return text_answer(judged(True), "http-model")
+
+    answered = Answered()
+    shared = {"REVERIE_REQUEST_STATE_KEY": "a-secret-every-process-of-this-deployment-shares"}
+    with balanced(server_env, profile_id, tmp_path, 2, **shared) as served:
+        async with balanced_mcp(served.front, answered, sampling_callback=sampling) as client:
+            for content in MEMORIES:
+                await caller(client)("remember", content=content)
+            result = await dream_phase(client)
+    assert answered.backends("run_dreaming_cycle") == {"s0", "s1"}, answered.calls
+    assert result["counts"]["host_model_phrased"] == result["counts"]["new_dreams"] >= 1

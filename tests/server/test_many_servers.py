@@ -173,16 +173,21 @@ async def balanced_mcp(
         yield client
 
 
+@asynccontextmanager
+async def two_clients(
+    front: HttpServer, answered: Answered, mode: ConnectMode
+) -> AsyncIterator[tuple[Client, Client]]:
+    async with balanced_mcp(front, answered, mode) as first, balanced_mcp(front, answered, mode) as second:
+        yield first, second
+
+
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_through_the_balancer_one_process_recalls_what_another_remembered(
     server_env: dict[str, str], profile_id: str, tmp_path: Path, mode: ConnectMode
 ) -> None:
     answered = Answered()
     with balanced(server_env, profile_id, tmp_path, 2) as served:
-        async with (
-            balanced_mcp(served.front, answered, mode) as first,
-            balanced_mcp(served.front, answered, mode) as second,
-        ):
+        async with two_clients(served.front, answered, mode) as (first, second):
             await caller(first)("remember", content=PUPPY)
             # Round robin alternates requests (the client's own tools/list among them), and the
             # second session lives on the other process (handshake era): within a few recalls,
@@ -207,10 +212,7 @@ async def test_a_cycle_asked_on_two_processes_at_once_runs_once(
     answered = Answered()
     with balanced(server_env, profile_id, tmp_path, 2) as served:
         # Two sessions of the handshake era: each lives on its own process.
-        async with (
-            balanced_mcp(served.front, answered, "legacy") as first,
-            balanced_mcp(served.front, answered, "legacy") as second,
-        ):
+        async with two_clients(served.front, answered, "legacy") as (first, second):
             for content in MEMORIES:
                 await caller(first)("remember", content=content)
             outcomes: list[CallToolResult] = []

@@ -14,11 +14,11 @@ Nothing reads a stale picture because of it: `settled(graph)` waits until the ve
 write this process queued for the profile before the call are written, and the dream phase waits
 so before it compares vectors. Several processes may serve one Neo4j, and a recall may reach
 another process than the remember did: so `remember` marks, in its own transaction, each memory
-it leaves to the keeper (`vector_due`, removed when the vector is written), and a recall
-(`caught_up`) first waits for its own process's queue, then reads the profile's newest marked
-memories (at most `DUE_LIMIT`, through an index on the mark) and queues them here too. Whichever
-process writes a vector first wins; the other finds it written and skips it. A profile with
-nothing due pays one index seek per recall, run beside the query's encoding.
+it leaves to the keeper (`vector_due`, removed when the vector is written), and a recall's vector
+search also reads the profile's newest marked memories (at most `DUE_LIMIT`, through an index on
+the mark); when it finds any, the recall queues them here, waits for them and searches again
+(`graph/recall/search.py`). Whichever process writes a vector first wins; the other finds it
+written and skips it. A profile with nothing due pays one index seek inside the vector search.
 
 A model run or a vector write that fails is logged with its traceback and leaves its memories
 without vectors: they stay findable by their words, `reverie embeddings status` and
@@ -121,15 +121,6 @@ class VectorKeeper:
         while backlog.finished < target:
             await backlog.progress.wait()
 
-    async def caught_up(self, graph: ProfileGraph) -> None:
-        """Return once the vectors of this profile's writes acknowledged before the call are
-        written: this process's queue, and up to `DUE_LIMIT` memories other processes marked due."""
-        await self.settled(graph)
-        due = await graph.read(_due, DUE_LIMIT)
-        if due:
-            self.keep(graph, due)
-            await self.settled(graph)
-
     async def _drain(self, backlog: _Backlog) -> None:
         graph = backlog.graph
         try:
@@ -189,11 +180,6 @@ async def mark_due(tx: ProfileTx, model_id: str, nodes: Sequence[Unembedded], no
     for kind in {node.kind for node in nodes}:
         ids = [node.id for node in nodes if node.kind is kind]
         await tx.run(q.MARK_DUE[kind], ids=ids, model=model_id, now=now)
-
-
-async def _due(tx: ProfileTx, limit: int) -> list[Unembedded]:
-    rows = await tx.run(q.DUE, limit=limit)
-    return [Unembedded(EmbeddedKind(str(row["kind"])), str(row["id"])) for row in rows]
 
 
 async def _missing_among(tx: ProfileTx, model_id: str, batch: list[Unembedded]) -> list[_Missing]:

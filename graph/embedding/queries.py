@@ -30,7 +30,8 @@ def _set_vectors(label: str, recallable: bool) -> ScopedQuery:
 
 def _mark_due(label: str) -> ScopedQuery:
     # Set in the transaction that stores the node, so the mark is there once the write is
-    # acknowledged, for whichever process reads first (`keeper.DUE`); the vector's write removes it.
+    # acknowledged, for whichever process reads first (`semantic_queries.NEAREST`); the
+    # vector's write removes it.
     return ScopedQuery(
         f"mark_vector_due_{label}",
         f"""
@@ -90,24 +91,12 @@ def _missing_among(label: str) -> ScopedQuery:
 
 SET_VECTORS: Final = {kind: _set_vectors(s.label, s.recallable) for kind, s in STORAGE.items()}
 MARK_DUE: Final = {kind: _mark_due(s.label) for kind, s in STORAGE.items() if s.recallable}
-# The newest recallable memories of the profile still owed a vector, through the index
-# `recallable_vector_due`: a profile with none costs one index seek.
-DUE = ScopedQuery(
-    "vectors_due",
-    f"""
-    MATCH (n:{RECALLABLE})
-    WHERE n.profile_id = $profile_id AND n.vector_due IS NOT NULL
-    WITH n ORDER BY n.vector_due DESC LIMIT $limit
-    RETURN CASE WHEN n:Fact THEN 'fact' WHEN n:Claim THEN 'claim' ELSE 'fragment' END AS kind, n.id AS id
-    """,
-)
 MISSING_AMONG: Final = {kind: _missing_among(s.label) for kind, s in STORAGE.items()}
 MISSING_BATCH: Final = {kind: _missing_batch(s.label, s.order_by) for kind, s in STORAGE.items()}
 COUNT_VECTORS: Final = {kind: _count_vectors(s.label, s.order_by) for kind, s in STORAGE.items()}
 
 __all__ = [
     "COUNT_VECTORS",
-    "DUE",
     "MARK_DUE",
     "MISSING_AMONG",
     "MISSING_BATCH",

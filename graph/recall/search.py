@@ -160,15 +160,18 @@ async def _together(*jobs: Callable[[], Coroutine[Any, Any, None]]) -> None:
 async def _run_lanes(
     graph: ProfileGraph, request: RecallRequest, terms: str, vectors: VectorKeeper | None
 ) -> tuple[LaneResults, list[RecalledDream], _QueryVector | None]:
-    """Both lanes at once, and the query's vector when the semantic lane runs. The model encodes the
-    query first (outside any transaction: a retried transaction must not re-run it), and the
-    searches start once the profile's earlier writes have their vectors, whichever process took them
-    (a wait that runs beside the encoding), so what was just remembered is found by meaning too.
-    Then the lexical search and the vector search run side by side, each a read of its own. The
-    lexical search reads the cosines of its candidates to the query, and the lexical shares of more
-    memories than it ranks, so the fusion weighs every candidate by both lanes with no third query.
-    It also finds the open dreams whose text matches the query. When the query names days, the
-    fragments said in them are read beside the two searches."""
+    """Both lanes at once, and the query's vector when the semantic lane runs. The model encodes
+    the query first (outside any transaction: a retried transaction must not re-run it), and the
+    searches start once this process's earlier writes of the profile have their vectors (a wait
+    that runs beside the encoding), so what was just remembered is found by meaning too. Then
+    the lexical search and the vector search run side by side, each a read of its own. The
+    vector search also reads the profile's memories whose vectors another process still owes;
+    when there are any, they are embedded and written here and the vector search runs again
+    (`graph/embedding/keeper.py`). The lexical search reads the cosines of its candidates to the
+    query, and the lexical shares of more memories than it ranks, so the fusion weighs every
+    candidate by both lanes with no third query. It also finds the open dreams whose text
+    matches the query. When the query names days, the fragments said in them are read beside
+    the two searches."""
     lanes, dreams = LaneResults(periods=named_periods(request.query)), list[RecalledDream]()
     query: _QueryVector | None = None
     if vectors is not None:
@@ -182,6 +185,12 @@ async def _run_lanes(
 
     async def semantic(known: _QueryVector) -> None:
         found = await graph.read_alone(semantic_search, request, known)
+        if found.due and vectors is not None:
+            # Memories another process acknowledged and has not embedded yet: embedded and
+            # written here, then searched again, so they are found by meaning too.
+            vectors.keep(graph, found.due)
+            await vectors.settled(graph)
+            found = await graph.read_alone(semantic_search, request, known)
         lanes.semantic = {kind: found.nearest[EmbeddedKind(kind)] for kind in KINDS}
         lanes.similarities.update(found.cosines)
 
@@ -198,10 +207,10 @@ async def _run_lanes(
 
 
 async def _encoded(graph: ProfileGraph, request: RecallRequest, vectors: VectorKeeper) -> _QueryVector:
-    """The query's vector, once the profile's earlier writes have theirs (`VectorKeeper.caught_up`)."""
+    """The query's vector, once this process's earlier writes of the profile have theirs."""
     model = vectors.embedder
     async with anyio.create_task_group() as group:
-        group.start_soon(vectors.caught_up, graph)
+        group.start_soon(vectors.settled, graph)
         vector = await model.query(request.query)
     return _QueryVector(packed(vector), model.model_id, model.spec.min_score)
 

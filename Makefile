@@ -26,7 +26,7 @@ LOCK_ARGS ?=
 # Test processes at once (pytest-xdist); each loads the model and opens its own connections.
 TEST_WORKERS ?= 2
 
-.PHONY: setup lock run test lint bench bench-quick bench-locomo bench-dreams bench-claims inspector mcpb bundle browser clean
+.PHONY: setup lock run test lint bench bench-quick bench-locomo bench-dreams bench-claims inspector mcpb bundle browser balancer clean
 
 # Every dependency at the version and hashes requirements.lock pins, then Reverie itself without
 # dependencies, so a checkout installs the same versions today and next month.
@@ -75,8 +75,18 @@ browser:
 	    exit 1; \
 	  fi; }
 
+# The tests and the capacity lane of several servers put Debian's HAProxy in front of them.
+balancer:
+	@command -v haproxy >/dev/null || test -x /usr/sbin/haproxy || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; \
+	  else \
+	    echo "The tests of several servers need haproxy: sudo apt-get install haproxy" >&2; \
+	    exit 1; \
+	  fi; }
+
 # The suite also needs a second model, to prove two models' vectors never meet in one search.
-test: setup inspector mcpb browser
+test: setup inspector mcpb browser balancer
 	$(BIN)/reverie embeddings install --model all-minilm-l6-v2
 	REVERIE_INSPECTOR=$(INSPECTOR_DIR)/node_modules/.bin/mcp-inspector REVERIE_MCPB="$(MCPB)" \
 	  $(BIN)/python -m pytest -n $(TEST_WORKERS) -m "not crowd" --durations=15

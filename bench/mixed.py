@@ -104,7 +104,7 @@ class LoadPlan:
 Call = Callable[[str, dict[str, Any]], Awaitable[str | None]]
 
 
-def _arguments(tool: str, profile: str, plan: LoadPlan, rng: random.Random) -> dict[str, Any]:
+def call_arguments(tool: str, profile: str, plan: LoadPlan, rng: random.Random) -> dict[str, Any]:
     if tool == "recall_memory":
         return {"query": rng.choice(plan.queries)}
     if tool == "remember":
@@ -116,7 +116,7 @@ def _arguments(tool: str, profile: str, plan: LoadPlan, rng: random.Random) -> d
     return {}
 
 
-def _caller(client: Client) -> Call:
+def tool_caller(client: Client) -> Call:
     async def call(tool: str, arguments: dict[str, Any]) -> str | None:
         return lanes.tool_error(await client.call_tool(tool, arguments))
 
@@ -136,7 +136,7 @@ async def _host(run: _Run, call: Call, profile: str, rng: random.Random) -> None
     weights = [weight for _, weight in run.plan.mix]
     while time.perf_counter() < run.deadline:
         tool = rng.choices(tools, weights)[0]
-        arguments = _arguments(tool, profile, run.plan, rng)
+        arguments = call_arguments(tool, profile, run.plan, rng)
         started = time.perf_counter()
         run.tallies[tool].record(await call(tool, arguments), started, run.started)
 
@@ -146,7 +146,7 @@ async def _client(run: _Run, server: RunningServer, token: str, profile: str, nu
         lanes.bearer_client(token) as http,
         Client(lanes.http_transport(mcp_url(server), http)) as client,
     ):
-        await _host(run, _caller(client), profile, random.Random(run.plan.seed * 1000 + number))
+        await _host(run, tool_caller(client), profile, random.Random(run.plan.seed * 1000 + number))
 
 
 OPENING_CYCLE = "opening cycle"
@@ -158,7 +158,7 @@ async def _opening(run: _Run, server: RunningServer, token: str) -> None:
         Client(lanes.http_transport(mcp_url(server), http)) as client,
     ):
         started = time.perf_counter()
-        error = await _caller(client)("run_dreaming_cycle", {"max_outputs": CYCLE_OUTPUTS})
+        error = await tool_caller(client)("run_dreaming_cycle", {"max_outputs": CYCLE_OUTPUTS})
         run.tallies[OPENING_CYCLE].record(error, started, run.started)
 
 

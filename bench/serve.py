@@ -16,9 +16,10 @@ REVERIE = Path(sys.executable).parent / "reverie"
 
 @contextmanager
 def reverie_http(
-    settings: ConnectionSettings, work_dir: Path, tokens_file: Path, log_name: str
+    settings: ConnectionSettings, work_dir: Path, tokens_file: Path, log_name: str, **extra_env: str
 ) -> Iterator[RunningServer]:
-    """A server for the profiles `tokens_file` grants, without the nightly scheduler."""
+    """A server for the profiles `tokens_file` grants, without the nightly scheduler, with
+    `extra_env` in its environment."""
     port = free_port()
     env = {
         **os.environ,
@@ -27,6 +28,7 @@ def reverie_http(
         "NEO4J_PASSWORD": settings.password,
         "REVERIE_TOKENS_FILE": str(tokens_file),
         "REVERIE_HOME": str(work_dir / "home"),
+        **extra_env,
     }
     command = [
         str(REVERIE), "serve", "--transport", "http", "--host", "127.0.0.1", "--port", str(port),

@@ -112,6 +112,8 @@ SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     # Recall signals (`graph/recall/signals.py`): the recent questions, the most recalled memories.
     "CREATE INDEX recallquestion_at IF NOT EXISTS FOR (n:RecallQuestion) ON (n.profile_id, n.at)",
     "CREATE INDEX recallable_recalled IF NOT EXISTS FOR (n:Recallable) ON (n.profile_id, n.recall_count)",
+    # Memories whose vector a remember left to be written after its acknowledgement.
+    "CREATE INDEX recallable_vector_due IF NOT EXISTS FOR (n:Recallable) ON (n.profile_id, n.vector_due)",
     # Counting a profile's vectors of one model, so status can say how many are pending.
     "CREATE INDEX fragment_embedding_model IF NOT EXISTS FOR (n:SourceFragment) "
     "ON (n.profile_id, n.embedding_model)",

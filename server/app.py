@@ -19,6 +19,7 @@ from typing import Any
 import anyio
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.request_state import RequestStateSecurity
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
@@ -279,6 +280,11 @@ def build_server(
         auth_kwargs = {"auth_server_provider": provider, "auth": connector_auth(settings)}
     elif tokens is not None:
         auth_kwargs = {"token_verifier": tokens, "auth": bearer_only(public_url)}
+    if settings.reverie_request_state_key is not None:
+        # Without it, the SDK seals a round's state with a key of this process alone: the
+        # client's retry would be refused by any other process of the deployment.
+        key = settings.reverie_request_state_key.get_secret_value()
+        auth_kwargs["request_state_security"] = RequestStateSecurity(keys=[key])
     server = ReverieServer(
         name="reverie",
         title="Reverie",

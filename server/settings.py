@@ -94,6 +94,12 @@ class ReverieSettings(BaseSettings):
         default_factory=list,
         description="Host headers the HTTP server answers besides its own address, comma-separated",
     )
+    reverie_request_state_key: SecretStr | None = Field(
+        default=None,
+        min_length=32,
+        description="A secret of 32 characters or more that every HTTP server behind one balancer "
+        "shares, so a call answered in rounds (protocol 2026-07-28) may continue on any of them",
+    )
     reverie_http_body_timeout: float = Field(
         default=10.0,
         gt=0,

@@ -11,8 +11,14 @@ own against 122 and 127 in the groups, alternating on one machine. (4ddfc63 had 
 groups because recall right after such a load looked slower, measured with Neo4j's JIT cold.)
 
 Nothing reads a stale picture because of it: `settled(graph)` waits until the vectors of every
-write this process queued for the profile before the call are written, and recall and the dream
-phase wait so before they compare vectors. Writes of other processes carry their own vectors.
+write this process queued for the profile before the call are written, and the dream phase waits
+so before it compares vectors. Several processes may serve one Neo4j, and a recall may reach
+another process than the remember did: so `remember` marks, in its own transaction, each memory
+it leaves to the keeper (`vector_due`, removed when the vector is written), and a recall's vector
+search also reads the profile's newest marked memories (at most `DUE_LIMIT`, through an index on
+the mark); when it finds any, the recall queues them here, waits for them and searches again
+(`graph/recall/search.py`). Whichever process writes a vector first wins; the other finds it
+written and skips it. A profile with nothing due pays one index seek inside the vector search.
 
 A model run or a vector write that fails is logged with its traceback and leaves its memories
 without vectors: they stay findable by their words, `reverie embeddings status` and
@@ -31,6 +37,7 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Final
 
 import anyio
@@ -48,6 +55,9 @@ log = logging.getLogger(__name__)
 
 # Memories embedded and written together at most; more wait for the next batch.
 KEEPER_BATCH: Final = 64
+# Memories of other processes a recall embeds at most before it searches: a bulk load through
+# another process leaves its older memories to that process (they are found by their words).
+DUE_LIMIT: Final = 64
 
 
 @dataclass(frozen=True)
@@ -163,6 +173,13 @@ def _left_pending(graph: ProfileGraph, count: int, reason: str) -> None:
         reason,
         graph.profile_id,
     )
+
+
+async def mark_due(tx: ProfileTx, model_id: str, nodes: Sequence[Unembedded], now: datetime) -> None:
+    """Mark `nodes` (stored by `tx`) as owed `model_id`'s vector, for any process to write."""
+    for kind in {node.kind for node in nodes}:
+        ids = [node.id for node in nodes if node.kind is kind]
+        await tx.run(q.MARK_DUE[kind], ids=ids, model=model_id, now=now)
 
 
 async def _missing_among(tx: ProfileTx, model_id: str, batch: list[Unembedded]) -> list[_Missing]:

@@ -23,6 +23,22 @@ def _set_vectors(label: str, recallable: bool) -> ScopedQuery:
         WHERE n.text = row.text
         CALL db.create.setNodeVectorProperty(n, 'embedding', row.vector)
         SET n.embedding_model = $model{labelled}
+        REMOVE n.vector_due
+        """,
+    )
+
+
+def _mark_due(label: str) -> ScopedQuery:
+    # Set in the transaction that stores the node, so the mark is there once the write is
+    # acknowledged, for whichever process reads first (`semantic_queries.NEAREST`); the
+    # vector's write removes it.
+    return ScopedQuery(
+        f"mark_vector_due_{label}",
+        f"""
+        UNWIND $ids AS node_id
+        MATCH (n:{label} {{profile_id: $profile_id, id: node_id}})
+        WHERE n.embedding_model IS NULL OR n.embedding_model <> $model
+        SET n.vector_due = $now
         """,
     )
 
@@ -74,8 +90,16 @@ def _missing_among(label: str) -> ScopedQuery:
 
 
 SET_VECTORS: Final = {kind: _set_vectors(s.label, s.recallable) for kind, s in STORAGE.items()}
+MARK_DUE: Final = {kind: _mark_due(s.label) for kind, s in STORAGE.items() if s.recallable}
 MISSING_AMONG: Final = {kind: _missing_among(s.label) for kind, s in STORAGE.items()}
 MISSING_BATCH: Final = {kind: _missing_batch(s.label, s.order_by) for kind, s in STORAGE.items()}
 COUNT_VECTORS: Final = {kind: _count_vectors(s.label, s.order_by) for kind, s in STORAGE.items()}
 
-__all__ = ["COUNT_VECTORS", "MISSING_AMONG", "MISSING_BATCH", "SET_VECTORS", "EmbeddedKind"]
+__all__ = [
+    "COUNT_VECTORS",
+    "MARK_DUE",
+    "MISSING_AMONG",
+    "MISSING_BATCH",
+    "SET_VECTORS",
+    "EmbeddedKind",
+]

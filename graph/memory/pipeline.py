@@ -18,7 +18,7 @@ from neo4j.exceptions import ConstraintError
 
 from graph.access import ProfileGraph, ProfileTx
 from graph.clock import as_utc, utcnow
-from graph.embedding.keeper import Unembedded, VectorKeeper
+from graph.embedding.keeper import Unembedded, VectorKeeper, mark_due
 from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.store import PassageVectors, vector_properties
 from graph.errors import (
@@ -156,6 +156,9 @@ class _Writing:
     verifier: ClaimVerifier
     now: datetime
     vectors: PassageVectors | None
+    # The model whose vectors the keeper writes after the commit: what the write stores without
+    # one is marked due, so a recall on another process can write it first (`keeper.caught_up`).
+    due_model: str | None = None
 
 
 async def _remember_in(tx: ProfileTx, request: RememberRequest, writing: _Writing) -> RememberResult:
@@ -190,7 +193,10 @@ async def _remember_in(tx: ProfileTx, request: RememberRequest, writing: _Writin
     )
     results = await _settle_claims(tx, request, fragment.id, writing)
     clarifications = [result.clarification for result in results if result.clarification is not None]
-    return RememberResult(fragment=fragment, claims=results, clarifications=clarifications)
+    result = RememberResult(fragment=fragment, claims=results, clarifications=clarifications)
+    if writing.due_model is not None:
+        await mark_due(tx, writing.due_model, _unembedded(result), writing.now)
+    return result
 
 
 async def _settle_claims(
@@ -229,7 +235,8 @@ async def remember(
     vectors: VectorKeeper | None = None,
 ) -> RememberResult:
     """Store the memory; with `vectors`, its meaning vectors are written after the commit."""
-    writing = _Writing(_check_request(request), verifier, now or utcnow(), vectors=None)
+    due_model = vectors.embedder.model_id if vectors is not None else None
+    writing = _Writing(_check_request(request), verifier, now or utcnow(), None, due_model)
     # Concurrent remembers of one profile commit together: a bulk import pays one index refresh
     # per group instead of one per memory.
     try:

@@ -166,10 +166,13 @@ async def _run_lanes(
     searches start once this process's earlier writes of the profile have their vectors (a wait
     that runs beside the encoding), so what was just remembered is found by meaning too. Then
     the lexical search and the vector search run side by side, each a read of its own. The
-    lexical search reads the cosines of its candidates to the query, and the lexical shares of
-    more memories than it ranks, so the fusion weighs every candidate by both lanes with no
-    third query. It also finds the open dreams whose text holds the query's specific words. When the query
-    names days, the fragments said in them are read beside the two searches."""
+    vector search also reads the profile's memories whose vectors another process still owes;
+    when there are any, they are embedded and written here and the vector search runs again
+    (`graph/embedding/keeper.py`). The lexical search reads the cosines of its candidates to the
+    query, and the lexical shares of more memories than it ranks, so the fusion weighs every
+    candidate by both lanes with no third query. It also finds the open dreams whose text holds
+    the query's specific words. When the query names days, the fragments said in them are read
+    beside the two searches."""
     lanes, dreams = LaneResults(periods=named_periods(request.query)), list[RecalledDream]()
     query: _QueryVector | None = None
     if vectors is not None:
@@ -183,6 +186,12 @@ async def _run_lanes(
 
     async def semantic(known: _QueryVector) -> None:
         found = await graph.read_alone(semantic_search, request, known)
+        if found.due and vectors is not None:
+            # Memories another process acknowledged and has not embedded yet: embedded and
+            # written here, then searched again, so they are found by meaning too.
+            vectors.keep(graph, found.due)
+            await vectors.settled(graph)
+            found = await graph.read_alone(semantic_search, request, known)
         lanes.semantic = {kind: found.nearest[EmbeddedKind(kind)] for kind in KINDS}
         lanes.similarities.update(found.cosines)
 

@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from graph.access import PackedVector, ProfileTx
+from graph.embedding.keeper import DUE_LIMIT, Unembedded
 from graph.embedding.kinds import EmbeddedKind
 from graph.recall import semantic_queries as q
 from graph.recall.records import FoundMemory
@@ -53,6 +54,8 @@ class SemanticSearch:
     min_score: float
     known_at: datetime | None
     valid_at: datetime | None
+    # How many memories owed a vector (`SemanticLane.due`) the search reads at most.
+    due_limit: int = DUE_LIMIT
 
     def params(self, fetch: int) -> dict[str, Any]:
         statuses = {kind.value: list(self.statuses[kind]) for kind in SEARCHED_KINDS}
@@ -64,16 +67,20 @@ class SemanticSearch:
             "valid_at": self.valid_at,
             "statuses": statuses,
             "fetch": fetch,
+            "due_limit": self.due_limit,
         }
 
 
 @dataclass(frozen=True)
 class SemanticLane:
     """What the semantic lane found: each searched kind's nearest memories above the floor,
-    best first, and the cosine score of every memory searched (`cosines`)."""
+    best first, the cosine score of every memory searched (`cosines`), and the profile's
+    memories still without the vector another process owes them (`due`), which the search
+    could not find by meaning."""
 
     nearest: dict[EmbeddedKind, list[FoundMemory]]
     cosines: dict[str, float]
+    due: list[Unembedded]
 
     @classmethod
     def from_row(cls, row: Row, min_score: float) -> SemanticLane:
@@ -85,7 +92,8 @@ class SemanticLane:
             kind: [memory for memory in found if memory.kind == kind.value and memory.score >= min_score]
             for kind in SEARCHED_KINDS
         }
-        return cls(nearest, cosines)
+        due = [Unembedded(EmbeddedKind(str(node["kind"])), str(node["id"])) for node in row["due"]]
+        return cls(nearest, cosines, due)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,9 @@ SEARCHED_KINDS: Final = (EmbeddedKind.FACT, EmbeddedKind.CLAIM, EmbeddedKind.FRA
 # any status; those of a status their kind does not want (a promoted claim beside its fact, a
 # retracted fragment) and those a look back in time (`TIME_FILTER`) rules out are dropped after
 # it. One row: `nearest` (result entries, best first) and `searched`, how many the index gave, so
-# the caller knows whether asking for more could find more.
+# the caller knows whether asking for more could find more; and `due`, the profile's newest
+# memories still owed a vector by the process that stored them (`graph/embedding/keeper.py`),
+# read here, through the index `recallable_vector_due`, rather than in a transaction of its own.
 NEAREST = ScopedQuery(
     "nearest_memories",
     f"""
@@ -41,6 +43,13 @@ NEAREST = ScopedQuery(
         WITH hit.node AS node, hit.score AS score, hit.kind AS kind
         RETURN collect({{kind: kind, {RESULT_ENTRIES}}}) AS nearest
     }}
-    RETURN nearest, searched
+    CALL () {{
+        MATCH (d:Recallable)
+        WHERE d.profile_id = $profile_id AND d.vector_due IS NOT NULL
+        WITH d ORDER BY d.vector_due DESC LIMIT $due_limit
+        RETURN collect({{kind: CASE WHEN d:Fact THEN 'fact' WHEN d:Claim THEN 'claim' ELSE 'fragment' END,
+                        id: d.id}}) AS due
+    }}
+    RETURN nearest, searched, due
     """,
 )

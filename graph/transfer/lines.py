@@ -50,7 +50,7 @@ EDGES: Final = frozenset({
 RESERVED: Final = frozenset({"profile_id", "profile_key", "embedding"})
 RUNTIME: Final = frozenset({
     "cycle_run_id", "cycle_lease_expires_at", "lock_touched_at", "locked_at",
-    "import_pending", "import_created",
+    "import_pending", "import_created", "vector_due",
 })  # fmt: skip
 Label = Literal[
     "SourceFragment", "Claim", "Fact", "Clarification", "FactSlot", "Dream", "DreamFeedback",

@@ -125,11 +125,16 @@ class HttpServer:
     other_profile_token: str
     tokens_file: Path
     log: Path  # the server's stdout and stderr
+    pid: int
 
     @property
     def url(self) -> str:
         """The MCP endpoint."""
         return f"{self.base}/mcp"
+
+    @property
+    def port(self) -> int:
+        return int(self.base.rsplit(":", 1)[1])
 
 
 @asynccontextmanager
@@ -142,29 +147,60 @@ async def http_mcp(server: HttpServer, token: str, **options: Any) -> AsyncItera
         yield client
 
 
+@dataclass(frozen=True)
+class Tokens:
+    """Three tokens in one tokens file: this profile's read-write and read-only, another profile's."""
+
+    write: str
+    read: str
+    other_profile: str
+    file: Path
+
+
+def tokens_for(profile_id: str, tmp_path: Path) -> Tokens:
+    file = tmp_path / "tokens.json"
+    write = add_token(file, profile_id, ["read", "write"], name="rw")
+    read = add_token(file, profile_id, ["read"], name="ro")
+    other = add_token(file, f"{profile_id}-other", ["read", "write"], name="other")
+    return Tokens(write.token, read.token, other.token, file)
+
+
 @contextmanager
 def http_serving(
-    server_env: Mapping[str, str], profile_id: str, tmp_path: Path, *, public: bool = False, **extra_env: str
+    server_env: Mapping[str, str],
+    profile_id: str,
+    tmp_path: Path,
+    tokens: Tokens | None = None,
+    name: str = "server",
+    *,
+    public: bool = False,
+    **extra_env: str,
 ) -> Iterator[HttpServer]:
     """`reverie serve --transport http` on 127.0.0.1 with three tokens and `extra_env` in its
-    environment; `public`: its own address as REVERIE_PUBLIC_URL, so it serves connectors too."""
-    tokens = tmp_path / "tokens.json"
-    write = add_token(tokens, profile_id, ["read", "write"], name="rw")
-    read = add_token(tokens, profile_id, ["read"], name="ro")
-    other = add_token(tokens, f"{profile_id}-other", ["read", "write"], name="other")
+    environment; several servers of one test pass the same `tokens` and each its own `name`;
+    `public`: its own address as REVERIE_PUBLIC_URL, so it serves connectors too."""
+    tokens = tokens or tokens_for(profile_id, tmp_path)
     port = free_port()
     env = {
         **server_env,
-        "REVERIE_TOKENS_FILE": str(tokens),
+        "REVERIE_TOKENS_FILE": str(tokens.file),
         "REVERIE_HOME": str(tmp_path / "home"),
         **({"REVERIE_PUBLIC_URL": f"http://127.0.0.1:{port}"} if public else {}),
         **extra_env,
     }
     command = [str(REVERIE), "serve", "--transport", "http", "--host", "127.0.0.1", "--port", str(port)]
-    log = tmp_path / "server.log"
+    log = tmp_path / f"{name}.log"
     try:
-        with serving(command, env, port, log):
-            yield HttpServer(f"http://127.0.0.1:{port}", write.token, read.token, other.token, tokens, log)
+        with serving(command, env, port, log) as running:
+            yield HttpServer(
+                f"http://127.0.0.1:{port}",
+                tokens.write,
+                tokens.read,
+                tokens.other_profile,
+                tokens.file,
+                log,
+                running.pid,
+            )
     except ServerStartError as error:
         pytest.fail(str(error))
 

@@ -113,9 +113,13 @@ def _counts(counts: Mapping[Reason, int]) -> str:
 def describe_plan(plan: Plan, todo: Pending) -> str:
     span = plan.span()
     dates = f", {span[0]:%Y-%m-%d} to {span[1]:%Y-%m-%d}" if span else ""
+    held = (
+        f"{plan.messages:,} notes"
+        if plan.format is Format.NOTES
+        else f"{plan.conversations:,} conversations, {plan.messages:,} messages of the person's"
+    )
     lines = [
-        f"{_NAMES[plan.format]}: {plan.conversations:,} conversations or files, {plan.messages:,} of the "
-        f"person's messages or notes{dates}.",
+        f"{_NAMES[plan.format]}: {held}{dates}.",
         f"  Memories: {len(plan.pieces):,} ({plan.split:,} long texts split); already there "
         f"{todo.already:,} (of those forgotten since, not brought back: {todo.forgotten:,}); "
         f"to store {len(todo.todo):,}.",

@@ -119,13 +119,13 @@ async def write_pieces(
                 return
             try:
                 result = await memory_writes.remember(graph, _request(piece), DEFAULT_VERIFIER, vectors)
+                written.created += result.fragment.created
+                written.same_words += not result.fragment.created
+                if advance is not None:
+                    advance(1)
             except Exception as error:  # every failure stops the import the same way
                 failures.append(error)
                 return
-            written.created += result.fragment.created
-            written.same_words += not result.fragment.created
-            if advance is not None:
-                advance(1)
 
     async with anyio.create_task_group() as group:
         for _ in range(concurrency):

@@ -13,7 +13,6 @@ text and time stand for it), `conversation` (the sitting it belongs to) and `tit
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 from typing import Final, Literal
@@ -25,6 +24,7 @@ from graph.history.exports import refuse
 from graph.history.pieces import content_id
 from graph.history.records import Format, Parsed, Said, Skip
 from graph.memory.models import MAX_SOURCE_CHARS
+from graph.transfer.load import nonblank_lines
 
 NOON: Final = time(12, tzinfo=UTC)
 MAX_ID_CHARS: Final = 200
@@ -54,18 +54,6 @@ class Entry(BaseModel):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    try:
-        with path.open(encoding="utf-8") as source:
-            for number, line in enumerate(source, start=1):
-                if line.strip():
-                    yield number, line
-    except UnicodeDecodeError as error:
-        raise refuse(str(path), f"is not UTF-8 text ({error.reason})") from None
-    except OSError as error:
-        raise refuse(str(path), f"cannot be read ({error.strerror})") from None
-
-
 def _said(entry: Entry) -> Said:
     conversation = entry.conversation or ""
     message_id = entry.id or content_id(entry.occurred_at.isoformat(), entry.text)
@@ -76,7 +64,7 @@ def read_jsonl(path: Path) -> Parsed:
     """Every line read and checked; the first wrong one is refused with its number."""
     said: list[Said] = []
     skipped: Counter[Skip] = Counter()
-    for number, line in _lines(path):
+    for number, line in nonblank_lines(path):
         try:
             entry = Entry.model_validate_json(line)
         except ValidationError as error:

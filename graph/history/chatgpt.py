@@ -4,7 +4,8 @@ message nodes linked by `parent` and `children`.
 A message edited or an answer regenerated leaves a branch in the mapping; `current_node` is the
 last message of the branch the person finally saw, so only the path from it back to the root
 counts. Of that path only the person's own messages (`author.role` "user") become memories;
-their `content.parts` are strings, or objects for images and files, or null. `create_time` is
+their `content.parts` are strings, or objects for images, files and voice (whose transcript is
+kept), or null. `create_time` is
 in epoch seconds and may be null: such a message takes the time of the one before it (or of the
 conversation). Custom instructions (`user_editable_context`) and messages hidden from the
 conversation are the person's settings, not things they said.
@@ -19,10 +20,12 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graph.history.exports import checked, read_conversations, refuse, titled
+from graph.history.exports import checked, named, read_conversations, refuse, titled
 from graph.history.records import Format, Mark, Parsed, Said, Skip
 
 TEXT_TYPES: Final = frozenset({"text", "multimodal_text"})
+# A voice message's part: the transcript of what the person said.
+VOICE: Final = "audio_transcription"
 
 
 class _Loose(BaseModel):
@@ -71,27 +74,45 @@ def _when(epoch: float) -> datetime:
     return datetime.fromtimestamp(epoch, UTC)
 
 
-def _path(conversation: Conversation, where: str) -> list[_Node]:
-    """The nodes from the root to `current_node`, the branch the person saw last."""
-    path: list[_Node] = []
-    seen: set[str] = set()
+def _path(conversation: Conversation, where: str) -> list[str]:
+    """The node ids from the root to `current_node`, the branch the person saw last."""
+    path: list[str] = []
     node_id: str | None = conversation.current_node
     while node_id is not None:
         node = conversation.mapping.get(node_id)
         if node is None:
             raise refuse(where, f"node {node_id!r} is named but not in the mapping")
-        if node_id in seen:
+        if node_id in path:
             raise refuse(where, f"node {node_id!r} is its own ancestor")
-        seen.add(node_id)
-        path.append(node)
+        path.append(node_id)
         node_id = node.parent
     return path[::-1]
 
 
+def _off_branch(conversation: Conversation, path: list[str]) -> int:
+    """The person's messages on branches they left by editing or regenerating."""
+    on_path = set(path)
+    return sum(
+        1
+        for node_id, node in conversation.mapping.items()
+        if node_id not in on_path and node.message is not None and node.message.author.role == "user"
+    )
+
+
+def _words(part: Any) -> str | None:
+    """A part's words: a string, or what the person said in a voice message; else None."""
+    if isinstance(part, str):
+        return part
+    if isinstance(part, dict) and part.get("content_type") == VOICE and isinstance(part.get("text"), str):
+        return str(part["text"])
+    return None
+
+
 def _text(message: _Message) -> tuple[str, frozenset[Mark]]:
-    parts = message.content.parts or []
-    texts = [part for part in parts if isinstance(part, str) and part.strip()]
-    others = any(part is not None and not isinstance(part, str) for part in parts)
+    parts = [part for part in message.content.parts or [] if part is not None]
+    words = [_words(part) for part in parts]
+    texts = [text for text in words if text and text.strip()]
+    others = any(text is None for text in words)
     return "\n\n".join(texts), frozenset({Mark.ATTACHMENT}) if others else frozenset()
 
 
@@ -107,13 +128,9 @@ def _said(conversation: Conversation, key: str, where: str, skipped: Counter[Ski
     said: list[Said] = []
     last = conversation.create_time
     path = _path(conversation, where)
-    on_path = {id(node) for node in path}
-    for node in conversation.mapping.values():
-        message = node.message
-        if message is not None and id(node) not in on_path and message.author.role == "user":
-            skipped[Skip.OFF_BRANCH] += 1
-    for node in path:
-        message = node.message
+    skipped[Skip.OFF_BRANCH] += _off_branch(conversation, path)
+    for node_id in path:
+        message = conversation.mapping[node_id].message
         if message is None:
             continue
         last = message.create_time if message.create_time is not None else last
@@ -137,7 +154,7 @@ def read_chatgpt(path: Path) -> Parsed:
     skipped: Counter[Skip] = Counter()
     said: list[Said] = []
     for number, conversation in enumerate(conversations, start=1):
-        where = f"{name}: conversation {number}{titled({'title': conversation.title}, 'title')}"
+        where = f"{name}: conversation {number}{named(conversation.title)}"
         key = conversation.key()
         if not key:
             raise refuse(where, "it has neither conversation_id nor id")

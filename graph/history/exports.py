@@ -86,7 +86,12 @@ def checked(
     return valid
 
 
+def named(title: str | None) -> str:
+    """ " ('title')" for a refusal; nothing when there is no title."""
+    return f" ({title!r})" if title else ""
+
+
 def titled(raw: Any, key: str) -> str:
-    """ " (title)" of a raw conversation, for a refusal; nothing when it has none."""
+    """`named` for a raw conversation whose title is under `key`, if it has one."""
     title = raw.get(key) if isinstance(raw, dict) else None
-    return f" ({title!r})" if isinstance(title, str) and title else ""
+    return named(title if isinstance(title, str) else None)

@@ -63,10 +63,6 @@ class Plan:
     marked: Counter[Mark] = field(default_factory=Counter)
     split: int = 0  # messages cut into more than one piece
 
-    @property
-    def kept(self) -> int:
-        return self.messages - sum(self.skipped[reason] for reason in (Skip.EMPTY, Skip.CODE, Skip.PASTED))
-
     def span(self) -> tuple[datetime, datetime] | None:
         if not self.pieces:
             return None

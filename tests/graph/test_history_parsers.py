@@ -22,6 +22,7 @@ from graph.history.records import Mark, Skip
 pytestmark = pytest.mark.unit
 T0 = datetime(2024, 3, 5, 18, 30, tzinfo=UTC)
 IMAGE = {"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-1", "width": 512}
+VOICE = {"content_type": "audio_transcription", "text": "Said aloud.", "direction": "in"}
 
 
 def edited_chatgpt() -> ChatGptConversation:
@@ -37,6 +38,7 @@ def edited_chatgpt() -> ChatGptConversation:
     talk.add("assistant", ["Maybe later."], T0 + timedelta(minutes=3))
     talk.add("user", ["Here is my glaze, what do you think?", IMAGE, None, ""], None)
     talk.add("user", [IMAGE], T0 + timedelta(minutes=4))
+    talk.add("user", [VOICE], T0 + timedelta(minutes=4))
     talk.add("user", ["My script:\n```python\nprint('kiln')\n```\nIt fails."], T0 + timedelta(minutes=5))
     talk.add("user", ["```\nTraceback (most recent call last)\n```"], T0 + timedelta(minutes=6))
     talk.add("user", [""], T0 + timedelta(minutes=7))
@@ -51,6 +53,7 @@ def test_chatgpt_keeps_the_persons_words_on_the_branch_they_saw(tmp_path: Path) 
         "I signed up for a pottery class.",
         "Should I buy a kiln?",
         "Here is my glaze, what do you think?",
+        "Said aloud.",
         "My script:\n```python\nprint('kiln')\n```\nIt fails.",
         "```\nTraceback (most recent call last)\n```",
     ]
@@ -66,6 +69,7 @@ def test_chatgpt_keeps_the_persons_words_on_the_branch_they_saw(tmp_path: Path) 
     }
     plan = plan_import(parsed)
     assert [piece.text for piece in plan.pieces][-1] == "My script:\nIt fails."
+    assert "left_out" not in plan.pieces[3].metadata  # the voice message
     assert plan.skipped[Skip.CODE] == 1
     assert plan.marked == {Mark.ATTACHMENT: 1, Mark.CODE: 1}
     assert plan.pieces[0].key == f"chatgpt:c-1:{parsed.said[0].message_id}:0"

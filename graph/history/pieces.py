@@ -38,6 +38,9 @@ _LABELS: Final = {
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?\u3002])\s+")
+# Half of a surrogate pair, as an export cut inside an emoji holds: JSON reads it, UTF-8 (and so
+# Neo4j) cannot carry it, so it becomes U+FFFD, as the server reads it from a host.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -136,7 +139,7 @@ def _metadata(parsed: Parsed, said: Said, marks: Sequence[Mark], index: int, cou
         "message": said.message_id,
     }
     if said.title:
-        metadata["title"] = said.title[:TITLE_CHARS]
+        metadata["title"] = _LONE_SURROGATE.sub("\ufffd", said.title[:TITLE_CHARS])
     if count > 1:
         metadata["piece"] = f"{index + 1} of {count}"
     if marks:
@@ -156,7 +159,7 @@ def content_id(*parts: str) -> str:
 
 def _shape(parsed: Parsed, said: Said, shaping: _Shaping) -> list[Piece]:
     """The pieces one message becomes; counts what it skipped or marked on `shaping`."""
-    text, marks = said.text.strip(), set(said.marks)
+    text, marks = _LONE_SURROGATE.sub("\ufffd", said.text).strip(), set(said.marks)
     if parsed.format is not Format.JSONL:
         text, had_code = without_code(text)
         if had_code:

@@ -95,6 +95,17 @@ def test_claude_reads_zoned_times_blocks_and_leaves_attachments_out(tmp_path: Pa
     assert parsed.skipped == {Skip.OTHER_SPEAKER: 1, Skip.NOT_TEXT: 1}
 
 
+def test_half_an_emoji_becomes_the_replacement_character(tmp_path: Path) -> None:
+    path = tmp_path / "conversations.json"
+    message = claude_message("m", "human", "Herbert the starter ", T0)
+    path.write_text(
+        json.dumps([claude_conversation("k", "Bread", [message])]).replace("starter ", "starter \\ud83d")
+    )
+    [piece] = plan_import(read_claude(path)).pieces
+    assert piece.text == "Herbert the starter \ufffd"
+    piece.text.encode("utf-8")
+
+
 def test_pieces_come_oldest_first_across_conversations(tmp_path: Path) -> None:
     late = claude_conversation("late", "B", [claude_message("b", "human", "second", T0 + timedelta(days=60))])
     early = claude_conversation("early", "A", [claude_message("a", "human", "first", T0)])

@@ -48,7 +48,7 @@ _NAMES = {
 
 @click.group("import")
 def history() -> None:
-    """Bring your history in: ChatGPT and Claude exports, JSON Lines, Markdown notes."""
+    """Bring history in: chat exports, JSON Lines, Markdown notes."""
 
 
 def _importing(read: Callable[..., Parsed]) -> Callable[..., None]:

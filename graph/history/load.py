@@ -21,10 +21,11 @@ import anyio
 from graph.access import ProfileGraph, ProfileTx
 from graph.dreams import memory_writes
 from graph.embedding.keeper import VectorKeeper
-from graph.errors import InvalidInputError, ReverieError
+from graph.errors import GraphBusyError, GraphTimeoutError, InvalidInputError, ReverieError
 from graph.history import queries as q
 from graph.history.exports import NOTHING
 from graph.history.pieces import Piece, Plan
+from graph.memory.models import RememberResult
 from graph.memory.pipeline import DEFAULT_VERIFIER, RememberRequest, content_hash
 from graph.memory.records import KeyedFragment
 
@@ -32,6 +33,11 @@ from graph.memory.records import KeyedFragment
 # many, few enough that memory stays flat.
 CONCURRENCY: Final = 16
 KEYS_BATCH: Final = 1_000
+# A write past its deadline or refused as busy is tried again (its key makes that safe: a write
+# that did commit is found by it), twice, after a pause that grows; then the import stops.
+ATTEMPTS: Final = 3
+PAUSE_S: Final = 2.0
+PASSING = (GraphTimeoutError, GraphBusyError)
 
 Advance = Callable[[int], None]
 
@@ -89,14 +95,20 @@ async def pending(graph: ProfileGraph, plan: Plan) -> Pending:
     return Pending(todo, len(held), sum(keyed.forgotten for keyed in held.values()))
 
 
-def _request(piece: Piece) -> RememberRequest:
-    return RememberRequest(
+async def _remember(graph: ProfileGraph, piece: Piece, vectors: VectorKeeper | None) -> RememberResult:
+    request = RememberRequest(
         content=piece.text,
         source=piece.source,
         idempotency_key=piece.key,
         metadata=piece.metadata,
         occurred_at=piece.occurred_at,
     )
+    for attempt in range(1, ATTEMPTS):
+        try:
+            return await memory_writes.remember(graph, request, DEFAULT_VERIFIER, vectors)
+        except PASSING:
+            await anyio.sleep(PAUSE_S * attempt)
+    return await memory_writes.remember(graph, request, DEFAULT_VERIFIER, vectors)
 
 
 async def write_pieces(
@@ -118,7 +130,7 @@ async def write_pieces(
             if failures:
                 return
             try:
-                result = await memory_writes.remember(graph, _request(piece), DEFAULT_VERIFIER, vectors)
+                result = await _remember(graph, piece, vectors)
                 written.created += result.fragment.created
                 written.same_words += not result.fragment.created
                 if advance is not None:

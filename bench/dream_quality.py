@@ -3,7 +3,7 @@
 Four lanes (`--lanes`), all through the real MCP tools on the bench's own Neo4j instance
 (`--instance`, emptied before each profile):
 
-- **locomo.** Every turn of each conversation is remembered (as `bench.locomo` does), then
+- **locomo.** Every turn of each conversation is imported (as `bench.locomo` does), then
   `run_dreaming_cycle` runs `--cycles` times with `max_outputs` `--per-cycle`. A dream *hits*
   when its two source turns are both evidence of one question (a link the dataset's authors
   drew); precision is hits over dreams. A dream is *small talk* when either source has fewer
@@ -33,7 +33,7 @@ from mcp import Client
 from bench import dream_profiles
 from bench.database import BenchDatabase, driver_for, prepare, provisioned
 from bench.dream_profiles import Profile
-from bench.locomo import ConversationRun, remember_turns, say, server_settings
+from bench.locomo import ConversationRun, import_turns, say, server_settings
 from bench.locomo_data import Conversation, load_conversations
 from bench.machine import source_revision
 from bench.report import results_path, write_json
@@ -114,9 +114,9 @@ async def locomo_conversation(
     db: BenchDatabase, conversation: Conversation, lane: Lane, cycles: int, per_cycle: int
 ) -> None:
     profile = f"dreams-{conversation.name}"
+    say(f"{conversation.name}: importing {len(conversation.turns):,} turns")
+    fragments = await import_turns(db, profile, conversation, ConversationRun(conversation.name, 0))
     async with Client(build_server(server_settings(db, profile), "stdio")) as client:
-        say(f"{conversation.name}: remembering {len(conversation.turns):,} turns")
-        fragments = await remember_turns(client, conversation, ConversationRun(conversation.name, 0))
         texts = {turn.dia_id: turn.content for turn in conversation.turns}
         evidence = [
             question.evidence for question in conversation.all_questions if len(question.evidence) > 1

@@ -1,9 +1,10 @@
 """`python -m bench.locomo`: LoCoMo recall through the real MCP tools, beside a BM25 baseline.
 
 Each conversation gets its own profile in the bench's Neo4j instance, emptied before each
-conversation. Every turn goes through
-`remember` on an in-process MCP client of the server `build_server` makes; every question of
-categories 1-4 goes through `recall_memory` (limit 10). A question is found at k when one of
+conversation. Every turn goes in through the JSON Lines importer, as `reverie import jsonl`
+stores a person's history (`graph.history`: `remember` for each, vectors included); every
+question of categories 1-4 goes through `recall_memory` (limit 10) on an in-process MCP client of
+the server `build_server` makes. A question is found at k when one of
 its evidence turns is among the first k fragments returned. Plain BM25 over the same turn
 strings answers the same questions, scored the same way. Nothing is asserted: the figures are
 printed and written to bench/results/locomo-<time>.json.
@@ -13,9 +14,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import os
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -31,7 +34,14 @@ from bench.database import BenchDatabase, driver_for, prepare, provisioned
 from bench.locomo_data import CATEGORIES, Bm25Baseline, Conversation, Question, first_hit, load_conversations
 from bench.machine import describe_machine, source_revision
 from bench.report import results_path, write_json
+from bench.semantic import bench_vectors
 from bench.stats import Latency, Stopwatch
+from graph.access import GraphStore, ProfileTx
+from graph.history.jsonl import read_jsonl
+from graph.history.load import pending, write_pieces
+from graph.history.pieces import plan_import
+from graph.memory.pipeline import content_hash
+from graph.scope import ScopedQuery
 from server.app import build_server
 from server.settings import ReverieSettings
 
@@ -41,6 +51,10 @@ TARGETS = {10: 78.0, 5: 68.0}  # R@k in percent, from the recall issue's accepta
 SYSTEMS = ("recall_memory", "bm25")
 MODEL_ENV = "REVERIE_EMBEDDING_MODEL"
 NO_LANES = "(no lanes field)"
+FRAGMENT_HASHES = ScopedQuery(
+    "locomo_fragment_hashes",
+    "MATCH (f:SourceFragment {profile_id: $profile_id}) RETURN f.id AS id, f.content_hash AS hash",
+)
 
 
 @dataclass
@@ -60,8 +74,7 @@ class Outcome:
 class ConversationRun:
     name: str
     turns: int
-    remember_latencies: list[float] = field(default_factory=list)
-    remember_errors: list[str] = field(default_factory=list)
+    import_seconds: float = 0.0
     duplicates: int = 0
     recall_latencies: list[float] = field(default_factory=list)
     # Which recall lanes found the fragments returned, and the evidence fragments among them.
@@ -89,27 +102,46 @@ def server_settings(db: BenchDatabase, profile: str) -> ReverieSettings:
     )
 
 
-async def remember_turns(
-    client: Client, conversation: Conversation, run: ConversationRun
+def turn_lines(conversation: Conversation) -> str:
+    """The conversation as `reverie import jsonl` reads it: a turn a line, with its dia_id."""
+    return "".join(
+        json.dumps(
+            {
+                "text": turn.content,
+                "occurred_at": turn.occurred_at.isoformat(),
+                "conversation": conversation.name,
+                "id": turn.dia_id,
+            }
+        )
+        + "\n"
+        for turn in conversation.turns
+    )
+
+
+async def import_turns(
+    db: BenchDatabase, profile: str, conversation: Conversation, run: ConversationRun
 ) -> dict[str, set[str]]:
-    """Store every turn in order; returns fragment id -> the dia_ids stored as that fragment."""
+    """Store every turn through the JSON Lines importer (`reverie import jsonl`), vectors
+    included; returns fragment id -> the dia_ids stored as that fragment."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"{conversation.name}.jsonl"
+        path.write_text(turn_lines(conversation), encoding="utf-8")
+        plan = plan_import(read_jsonl(path))
+    store = GraphStore.connect(db.settings)
+    try:
+        graph = store.profile(profile)
+        watch = Stopwatch()
+        async with bench_vectors() as vectors:
+            written = await write_pieces(graph, (await pending(graph, plan)).todo, vectors)
+        run.import_seconds = watch.seconds
+        # Identical turns ("Speaker: Thanks!") fold into one fragment, which then stands for both.
+        run.duplicates = written.same_words
+        by_hash = {row["hash"]: str(row["id"]) for row in await graph.read(ProfileTx.run, FRAGMENT_HASHES)}
+    finally:
+        await store.close()
     fragments: dict[str, set[str]] = {}
     for turn in conversation.turns:
-        arguments = {
-            "content": turn.content,
-            "idempotency_key": f"{conversation.name}:{turn.dia_id}",
-            "occurred_at": turn.occurred_at.isoformat(),
-        }
-        watch = Stopwatch()
-        result = await client.call_tool("remember", arguments)
-        if result.is_error:
-            run.remember_errors.append(f"{turn.dia_id}: {_error_text(result)}")
-            continue
-        run.remember_latencies.append(watch.seconds)
-        fragment = (result.structured_content or {})["fragment"]
-        # Identical turns ("Speaker: Thanks!") fold into one fragment, which then stands for both.
-        run.duplicates += not fragment["created"]
-        fragments.setdefault(str(fragment["id"]), set()).add(turn.dia_id)
+        fragments.setdefault(by_hash[content_hash(turn.content)], set()).add(turn.dia_id)
     return fragments
 
 
@@ -155,9 +187,9 @@ async def run_conversation(
     await prepare(driver)
     run = ConversationRun(conversation.name, len(conversation.turns))
     baseline = Bm25Baseline(conversation.turns)
+    say(f"{conversation.name}: importing {len(conversation.turns):,} turns into profile {profile}")
+    fragments = await import_turns(db, profile, conversation, run)
     async with Client(build_server(server_settings(db, profile), "stdio")) as client:
-        say(f"{conversation.name}: remembering {len(conversation.turns):,} turns in profile {profile}")
-        fragments = await remember_turns(client, conversation, run)
         say(f"{conversation.name}: asking {len(conversation.questions):,} questions")
         for question in conversation.questions:
             found, error = await ask(client, question, fragments, run)
@@ -231,15 +263,13 @@ def targets(overall: dict[str, Any]) -> dict[str, Any]:
 
 def totals(runs: Sequence[ConversationRun]) -> dict[str, Any]:
     """Ingestion and recall timings, duplicates, errors and lanes, over every conversation."""
-    remember = Latency.of([seconds for run in runs for seconds in run.remember_latencies])
     recall = Latency.of([seconds for run in runs for seconds in run.recall_latencies])
-    remember_seconds = sum(sum(run.remember_latencies) for run in runs)
+    import_seconds = sum(run.import_seconds for run in runs)
     outcomes = [outcome for run in runs for outcome in run.outcomes]
+    turns = sum(run.turns for run in runs)
     return {
-        "turns": sum(run.turns for run in runs),
-        "remember_per_second": remember.count / remember_seconds if remember_seconds else 0.0,
-        "remember_latency": asdict(remember),
-        "remember_errors": [error for run in runs for error in run.remember_errors],
+        "turns": turns,
+        "import_per_second": turns / import_seconds if import_seconds else 0.0,
         "duplicates_folded": sum(run.duplicates for run in runs),
         "recall_latency": asdict(recall),
         "recall_errors": [f"{o.conversation}: {o.question}: {o.error}" for o in outcomes if o.error],
@@ -254,12 +284,11 @@ def _lanes_line(counts: dict[str, int]) -> str:
 
 
 def _timing_lines(figures: dict[str, Any]) -> list[str]:
-    remember, recall = figures["remember_latency"], figures["recall_latency"]
+    recall = figures["recall_latency"]
     return [
-        f"ingest: {remember['count']:,} remember calls one at a time, "
-        f"{figures['remember_per_second']:.1f}/s (p50 {remember['p50_ms']:.1f} ms, "
-        f"p95 {remember['p95_ms']:.1f} ms); {figures['duplicates_folded']:,} identical turns folded; "
-        f"{len(figures['remember_errors'])} errors",
+        f"ingest: {figures['turns']:,} turns through the JSON Lines importer, "
+        f"{figures['import_per_second']:.1f}/s with their vectors; "
+        f"{figures['duplicates_folded']:,} identical turns folded",
         f"recall_memory: p50 {recall['p50_ms']:.1f} ms, p95 {recall['p95_ms']:.1f} ms over "
         f"{recall['count']:,} calls; {len(figures['recall_errors'])} errors; "
         f"{figures['questions_without_evidence']} questions name no evidence turn (never found)",

@@ -21,6 +21,7 @@ from server.cli_support import DownloadBar
 from server.connectors_cli import connectors
 from server.embeddings_cli import embeddings, install_named_model
 from server.http_front import is_loopback, serve_http
+from server.import_cli import history
 from server.operator import dream
 from server.profiles_cli import profile
 from server.review import ROOT as REVIEW_ROOT
@@ -273,7 +274,7 @@ def setup() -> None:
     click.echo(f"Reverie is set up in {settings.reverie_home}; start it with `reverie serve`.")
 
 
-for group in (token, dream, embeddings, profile, service, connectors):
+for group in (token, dream, embeddings, profile, service, connectors, history):
     reverie.add_command(group)
 
 

@@ -30,7 +30,7 @@ from graph.dreams.models import (
     RunSummary,
 )
 from graph.dreams.runs import MAX_RUNS_LIMIT, recent_runs
-from graph.embedding.keeper import keeping
+from graph.embedding.keeper import VectorKeeper, keeping
 from graph.embedding.loader import load_embedder
 from graph.errors import InvalidInputError, validation_problems
 from graph.memory.models import Authority, ClaimInput
@@ -92,10 +92,15 @@ async def run(
 ) -> BaseModel:
     """Run one dreaming cycle now."""
     request = CycleRequest(max_outputs=max_outputs, dry_run=dry_run)
-    async with (
-        keeping(load_embedder(settings.reverie_home, settings.reverie_embedding_model)) as vectors,
-        endpoint_of(settings) as endpoint,
-    ):
+    async with keeping(load_embedder(settings.reverie_home, settings.reverie_embedding_model)) as vectors:
+        return await cycle_now(graph, settings, request, vectors)
+
+
+async def cycle_now(
+    graph: ProfileGraph, settings: ReverieSettings, request: CycleRequest, vectors: VectorKeeper | None
+) -> DreamRun:
+    """One cycle as the operator starts it: the configured writer, the profile's settings."""
+    async with endpoint_of(settings) as endpoint:
         generator = unattended_generator(settings, endpoint)
         defaults = settings.dreaming_defaults()
         return await run_cycle(

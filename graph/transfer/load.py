@@ -52,7 +52,8 @@ class _Checked:
         return sum(len(keys) for keys in self.keys.values())
 
 
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
+def nonblank_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """The file's lines that hold anything, numbered from 1; one that cannot be read is refused."""
     try:
         with path.open(encoding="utf-8") as source:
             for number, text in enumerate(source, start=1):
@@ -90,7 +91,7 @@ def check_file(path: Path, accept_unproven: bool = False) -> _Checked:
 
     A format 2 file must end with its closing line, whose counts and checksum match what came
     before; a format 1 file, which has none, only with `accept_unproven`."""
-    lines = _lines(path)
+    lines = nonblank_lines(path)
     first = next(lines, None)
     if first is None:
         raise InvalidInputError(f"{path} is empty; nothing was imported.")
@@ -178,7 +179,7 @@ async def _write_batches(graph: ProfileGraph, path: Path, edges: bool) -> None:
         query = q.IMPORT_EDGES[kind] if edges else q.IMPORT_NODES[kind]
         await graph.write(ProfileTx.run, query, rows=rows)
 
-    for number, text in _lines(path):
+    for number, text in nonblank_lines(path):
         if number == 1 or is_closing(text) or is_edge(text) != edges:
             continue
         if edges:

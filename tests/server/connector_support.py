@@ -20,6 +20,7 @@ import httpx2
 
 from bench.processes import free_port
 from tests.server.conftest import HttpServer
+from tests.server.support import INITIALIZE, MCP_HEADERS
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 
@@ -125,21 +126,7 @@ class Connector:
     async def mcp_status(self, access_token: str) -> int:
         """The status /mcp answers an initialize signed with `access_token`."""
         answer = await self.http.post(
-            "/mcp",
-            headers={
-                "Authorization": f"Bearer {access_token}",
-                "Accept": "application/json, text/event-stream",
-            },
-            json={
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "probe", "version": "1"},
-                },
-            },
+            "/mcp", headers={"Authorization": f"Bearer {access_token}", **MCP_HEADERS}, json=INITIALIZE
         )
         return answer.status_code
 

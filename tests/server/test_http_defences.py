@@ -100,7 +100,9 @@ def test_a_client_that_leaves_mid_body_costs_one_short_log_line(http_server: Htt
     wait_until(lambda: logged().count("left after") >= 3 or "Exception" in logged())
     added = logged()
     assert "Traceback" not in added and "ClientDisconnect" not in added, added
-    lines = added.splitlines()
+    # The server's warm-up recall (graph/recall/warmup.py) may finish meanwhile and say so: that
+    # line is the start's, not the disconnects'.
+    lines = [line for line in added.splitlines() if "recall's queries planned" not in line]
     assert len(lines) == 3 and all("left after" in line and len(line) < 200 for line in lines), lines
     assert "POST /mcp: the client left after 28 of 150 body bytes." in added
 

@@ -142,6 +142,12 @@ class CandidatePair:
     def apart(self) -> timedelta:
         return abs(self.second.when() - self.first.when())
 
+    @property
+    def topic(self) -> str | None:
+        """What a link between the two is about: the root of their rarest shared word, the word
+        the writer names (None for a pair close in meaning alone)."""
+        return term_root(self.shared[0].term) if self.shared else None
+
 
 @lru_cache(maxsize=65536)
 def term_root(word: str) -> str:

@@ -2,8 +2,9 @@
 
 `LinkGenerator` is deterministic and needs no model: it keeps the pairs whose evidence makes
 them a connection (`graph/dreams/evidence.py`), prefers links across time, proposes at most
-one dream per memory per night so the night's dreams are varied, and has `writer.py` put each
-in words. A model-backed generator implements the same `DreamGenerator` protocol.
+one dream per memory and one per topic per night so the night's dreams are varied (two pairs
+about one game are one question, not two), and has `writer.py` put each in words. A
+model-backed generator implements the same `DreamGenerator` protocol.
 """
 
 from __future__ import annotations
@@ -32,10 +33,10 @@ class DreamGenerator(Protocol):
 
 
 def connections(
-    pairs: Sequence[CandidatePair], max_outputs: int, floor_share: float = 1.0
+    pairs: Sequence[CandidatePair], max_outputs: int, floor_share: float = 1.0, *, per_topic: bool = True
 ) -> list[tuple[CandidatePair, float]]:
-    """The strongest connections with their link scores, one per memory, best first; from
-    `floor_share` of the floor where a model judges each one.
+    """The strongest connections with their link scores, one per memory and (`per_topic`) one
+    per topic, best first; from `floor_share` of the floor where a model judges each one.
 
     Links within one sitting are offered only when every candidate is of one sitting (a profile
     told everything at once): with a history behind it, the person made those connections while
@@ -46,11 +47,14 @@ def connections(
     scored.sort(key=lambda item: (-item[1], sources_key((item[0].first.id, item[0].second.id))))
     chosen: list[tuple[CandidatePair, float]] = []
     used: set[str] = set()
+    topics: set[str | None] = set()
     for pair, score in scored:
-        if pair.first.id in used or pair.second.id in used:
+        if pair.first.id in used or pair.second.id in used or pair.topic in topics:
             continue
         chosen.append((pair, score))
         used.update((pair.first.id, pair.second.id))
+        if pair.topic is not None and per_topic:
+            topics.add(pair.topic)
         if len(chosen) == max_outputs:
             break
     return chosen
@@ -76,6 +80,7 @@ def draft(pair: CandidatePair, score: float, generator: str) -> DreamDraft:
         source_ids=(pair.first.id, pair.second.id),
         pair_key=sources_key((pair.first.id, pair.second.id)),
         shared_terms=[term.term for term in pair.shared[:4]],
+        topic=pair.topic,
     )
 
 

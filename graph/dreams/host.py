@@ -141,8 +141,9 @@ async def list_candidates(
         raise InvalidInputError(f"limit must be 1 to {MAX_CANDIDATES}.")
     model = await _model(graph, vectors)
     pairs = await graph.read(find_candidates, limit, now or utcnow(), model)
-    # The host's model judges every candidate, so it gets the wider set.
-    chosen = connections(pairs, limit, JUDGED_FLOOR_SHARE)
+    # The host's model judges every candidate, so it gets the wider set, several pairs of one
+    # topic included: it asks the person one question of them, the one it finds best.
+    chosen = connections(pairs, limit, JUDGED_FLOOR_SHARE, per_topic=False)
     return CandidateList(candidates=[_candidate(pair, score) for pair, score in chosen])
 
 

@@ -142,7 +142,10 @@ class DreamDraft(Frozen):
     source_ids: tuple[str, ...] = Field(min_length=2)
     pair_key: str = Field(description="The sorted source ids: no two dreams cite the same memories")
     shared_terms: list[str]
-    topic: str | None = Field(default=None, description="A theme's thread, as a word root")
+    topic: str | None = Field(
+        default=None,
+        description="What the dream is about, as a word root: a theme's thread, a link's rarest shared word",
+    )
     builds_on: tuple[str, ...] = Field(default=(), description="Earlier dreams this one extends")
     statement: ClaimInput | None = Field(default=None, description="For the person to confirm")
 

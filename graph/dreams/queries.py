@@ -553,6 +553,17 @@ TERM_HOLDERS = ScopedQuery(
     """,
 )
 # The theme dreams already on any of `$topics`, each with its newest source's time.
+# What the newest open dreams are about (a link stored before links kept a topic: its rarest
+# shared word), so a night does not ask the person about a topic they have not answered yet.
+OPEN_DREAM_TOPICS = ScopedQuery(
+    "open_dream_topics",
+    f"""
+    MATCH (d:Dream {{profile_id: $profile_id}})
+    WHERE d.status IN {OPEN_STATUSES} AND d.created_at IS NOT NULL
+    WITH d ORDER BY d.created_at DESC LIMIT $cap
+    RETURN d.topic AS topic, d.shared_terms[0] AS first_term
+    """,
+)
 EARLIER_THEMES = ScopedQuery(
     "earlier_themes",
     """

@@ -27,6 +27,7 @@ from graph.dreams.evidence import (
     written_as_names,
 )
 from graph.dreams.generator import LinkGenerator, connections
+from graph.dreams.night import Findings, propose_night
 from graph.dreams.writer import DreamTexts, excerpt, write
 
 pytestmark = pytest.mark.unit
@@ -123,6 +124,45 @@ def test_one_dream_per_memory_and_links_across_time_first() -> None:
     pairs = [pair(hub, same_day, 0.92), pair(hub, months_later, 0.92), pair(months_later, other, 0.92)]
     chosen = connections(pairs, max_outputs=5)
     assert [(p.first.id, p.second.id) for p, _ in chosen] == [("hub", "y")]
+
+
+def test_two_pairs_about_one_topic_are_one_question_a_night() -> None:
+    game = [
+        pair(
+            memory("a", "Started The Witcher 3 on the new console."),
+            memory("b", "Finished The Witcher 3 main story at last.", 200),
+            0.90,
+        ),
+        pair(
+            memory("c", "Bought The Witcher 3 soundtrack on vinyl.", 30),
+            memory("d", "Watched a Witcher 3 speedrun with Sam.", 90),
+            0.90,
+        ),
+    ]
+    pottery = pair(
+        memory("e", "Signed up for a pottery class on Thursdays.", 10),
+        memory("f", "The pottery wheel finally arrived.", 100),
+        0.90,
+    )
+    assert {candidate.topic for candidate in game} == {"witcher"} and pottery.topic == "pottery"
+    chosen = [{p.first.id, p.second.id} for p, _ in connections([*game, pottery], max_outputs=5)]
+    assert len(chosen) == 2 and {"e", "f"} in chosen, "one of the game's pairs, and pottery"
+    # A host's model is shown both, to ask about the one it finds best.
+    assert len(connections([*game, pottery], max_outputs=5, per_topic=False)) == 3
+
+
+@pytest.mark.anyio
+async def test_a_pair_about_a_topic_still_open_waits_for_the_answer() -> None:
+    game = pair(
+        memory("c", "Bought The Witcher 3 soundtrack on vinyl.", 30),
+        memory("d", "Watched a Witcher 3 speedrun with Sam.", 90),
+        0.90,
+    )
+    answered = Findings([game], [], [], open_topics=frozenset())
+    [link] = (await propose_night(answered, LinkGenerator(), 5)).drafts
+    assert link.topic == "witcher"
+    still_open = Findings([game], [], [], open_topics=frozenset({"witcher"}))
+    assert (await propose_night(still_open, LinkGenerator(), 5)).drafts == []
 
 
 def test_links_within_one_sitting_only_for_a_profile_told_at_once() -> None:

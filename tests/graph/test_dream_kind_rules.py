@@ -197,8 +197,9 @@ def test_a_merge_is_planned_only_for_two_live_memories_that_mean_the_same() -> N
 
 def draft(kind: DreamKind, *ids: str) -> DreamDraft:
     [theme] = themes_in({"kayak": KAYAK}, corpus_size=60)
+    topic = "".join(ids) if kind is DreamKind.THEME else None  # a thread of its own, or none
     return theme_draft(theme).model_copy(
-        update={"kind": kind, "source_ids": ids, "pair_key": sources_key(ids)}
+        update={"kind": kind, "source_ids": ids, "pair_key": sources_key(ids), "topic": topic}
     )
 
 
@@ -211,6 +212,17 @@ def test_kinds_take_turns_and_a_memory_is_cited_once_a_night() -> None:
     taken = take_unused(ordered, 10, used)
     assert [d.source_ids for d in taken] == [("a", "b"), ("e", "f", "g"), ("c", "d")]
     assert take_unused(ordered, 0, set()) == []
+
+
+def test_a_topic_still_open_is_not_asked_again_unless_a_theme_grows_it() -> None:
+    [kayak] = themes_in({"kayak": KAYAK}, 60)
+    asked = theme_draft(kayak)
+    assert asked.topic == "kayak"
+    assert take_unused([asked], 5, set(), {"kayak"}) == [], "the person has not answered yet"
+    grows = theme_draft(replace(kayak, builds_on="d1"))
+    assert take_unused([grows], 5, set(), {"kayak"}) == [grows]
+    topics: set[str] = set()
+    assert take_unused([asked], 5, set(), topics) == [asked] and topics == {"kayak"}
 
 
 def test_one_theme_per_thread_and_none_repeating_an_earlier_dream() -> None:

@@ -48,6 +48,12 @@ async def test_a_person_reviews_and_promotes_dreams_and_the_graph_follows(
     for source in first["sources"]:  # type: ignore[attr-defined]
         assert source["text"][:60] in shown
     assert page.find_elements(By.CSS_SELECTOR, "svg.link circle")
+    # The scores' figures are shown only to a person who asks for them, not with the what-if.
+    page.find_element(By.CSS_SELECTOR, "details.what-if summary").click()
+    assert first["what_if"] in text_of(page)
+    assert "cosine" not in text_of(page) and "idf" not in text_of(page)
+    page.find_element(By.CSS_SELECTOR, "details.figures summary").click()
+    assert first["rationale"][:40] in text_of(page)
     press(page, "reinforce")
     assert "now reinforced" in text_of(page)
     assert "you answered reinforce (proposed → reinforced)" in text_of(page)

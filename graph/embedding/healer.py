@@ -7,6 +7,10 @@ in small batches with a rest after each as long as the batch took, so the model 
 free for recall and remembers about half the time. Passages take turns on the model
 (`Embedder`), and a query is never queued behind them. `dreaming_status` shows how far it got.
 
+Several processes serving one profile share the work: each claims its batch before running the
+model on it (`store.embed_missing`), so no vector is computed twice, and one that passed over
+another's claims looks again once they would have lapsed.
+
 When Neo4j fails, the profile is tried again after a minute; any other failure is logged and
 the backfill of that profile stops (the command still writes them).
 """
@@ -14,7 +18,7 @@ the backfill of that profile stops (the command still writes them).
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
@@ -24,7 +28,7 @@ import anyio
 from graph.access import GraphStore, ProfileGraph
 from graph.embedding.encoder import Embedder
 from graph.embedding.kinds import EmbeddedKind
-from graph.embedding.store import embed_missing
+from graph.embedding.store import claimed_elsewhere, embed_missing
 from graph.errors import DATABASE_FAILURES
 
 log = logging.getLogger(__name__)
@@ -33,6 +37,8 @@ HEAL_BATCH: Final = 16
 # Seconds of rest per second of work: the backfill takes at most about half of the model's time.
 HEAL_REST: Final = 1.0
 RETRY_AFTER_S: Final = 60.0
+# How often a backfill that passed over another process's claims looks at them again.
+CLAIM_POLL_S: Final = 5.0
 
 
 class HealState(StrEnum):
@@ -79,8 +85,7 @@ class VectorHealer:
             progress.written += written
 
         try:
-            for kind in EmbeddedKind:
-                await embed_missing(graph, self.embedder, kind, HEAL_BATCH, on_batch=count, rest=HEAL_REST)
+            await self._embed_all(graph, count)
         except DATABASE_FAILURES as error:
             # Trigger: Neo4j down or past its deadline. Why: the pending vectors are still
             # owed. Outcome: tried again after a while; batches written so far stay written.
@@ -96,3 +101,16 @@ class VectorHealer:
         progress.state = HealState.DONE
         if progress.written:
             log.info("background backfill wrote %d vectors of %s", progress.written, graph.profile_id)
+
+    async def _embed_all(self, graph: ProfileGraph, count: Callable[[int], None]) -> None:
+        """Every kind, and again while another process holds claims on nodes it passed over (a
+        batch in its hands; they are written, or the claims of a process that died lapse)."""
+        while True:
+            for kind in EmbeddedKind:
+                await embed_missing(graph, self.embedder, kind, HEAL_BATCH, on_batch=count, rest=HEAL_REST)
+            if not await self._held_elsewhere(graph):
+                return
+            await anyio.sleep(CLAIM_POLL_S)
+
+    async def _held_elsewhere(self, graph: ProfileGraph) -> bool:
+        return any([await claimed_elsewhere(graph, kind, self.embedder.model_id) for kind in EmbeddedKind])

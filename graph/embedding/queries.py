@@ -23,7 +23,7 @@ def _set_vectors(label: str, recallable: bool) -> ScopedQuery:
         WHERE n.text = row.text
         CALL db.create.setNodeVectorProperty(n, 'embedding', row.vector)
         SET n.embedding_model = $model{labelled}
-        REMOVE n.vector_due
+        REMOVE n.vector_due, n.vector_claimed_until
         """,
     )
 
@@ -43,11 +43,16 @@ def _mark_due(label: str) -> ScopedQuery:
     )
 
 
-def _missing_batch(label: str, order_by: str) -> ScopedQuery:
+def _claim_batch(label: str, order_by: str) -> ScopedQuery:
     # Resumable by construction: the cursor walks the kind's (profile_id, order) index from the
-    # last position, and a node embedded meanwhile simply fails the filter.
+    # last position, and a node embedded meanwhile simply fails the filter. Each node free of a
+    # live claim is claimed until `$until`, so another process's backfill of the profile passes
+    # over it instead of running the model on it too; the vector's write removes the claim, and
+    # one left by a process that died lapses. The claim is read again under the node's write
+    # lock (the SET/REMOVE pair takes it): two backfills reading one batch at once would both
+    # see it free. Claimed or not, every row moves the cursor on.
     return ScopedQuery(
-        f"missing_vectors_{label}",
+        f"claim_missing_vectors_{label}",
         f"""
         MATCH (n:{label})
         USING INDEX n:{label}(profile_id, {order_by})
@@ -55,7 +60,27 @@ def _missing_batch(label: str, order_by: str) -> ScopedQuery:
           AND NOT (n.{order_by} = $after AND n.id <= $after_id)
           AND (n.embedding_model IS NULL OR n.embedding_model <> $model) AND n.text IS NOT NULL
         WITH n ORDER BY n.profile_id, n.{order_by}, n.id LIMIT $limit
-        RETURN n.id AS id, n.text AS text, n.{order_by} AS position
+        SET n.vector_claim_lock = true
+        REMOVE n.vector_claim_lock
+        WITH n, n.vector_claimed_until IS NULL OR n.vector_claimed_until < $now AS free
+        SET n.vector_claimed_until = CASE WHEN free THEN $until ELSE n.vector_claimed_until END
+        RETURN n.id AS id, n.text AS text, n.{order_by} AS position, free AS claimed
+        """,
+    )
+
+
+def _claimed_elsewhere(label: str, order_by: str) -> ScopedQuery:
+    # Whether another process still holds a claim on a node lacking the vector: a backfill that
+    # passed over it looks again once the claim would have lapsed.
+    return ScopedQuery(
+        f"claimed_elsewhere_{label}",
+        f"""
+        MATCH (n:{label})
+        USING INDEX n:{label}(profile_id, {order_by})
+        WHERE n.profile_id = $profile_id AND n.{order_by} IS NOT NULL
+          AND (n.embedding_model IS NULL OR n.embedding_model <> $model) AND n.text IS NOT NULL
+          AND n.vector_claimed_until >= $now
+        RETURN n.id AS id LIMIT 1
         """,
     )
 
@@ -92,14 +117,16 @@ def _missing_among(label: str) -> ScopedQuery:
 SET_VECTORS: Final = {kind: _set_vectors(s.label, s.recallable) for kind, s in STORAGE.items()}
 MARK_DUE: Final = {kind: _mark_due(s.label) for kind, s in STORAGE.items() if s.recallable}
 MISSING_AMONG: Final = {kind: _missing_among(s.label) for kind, s in STORAGE.items()}
-MISSING_BATCH: Final = {kind: _missing_batch(s.label, s.order_by) for kind, s in STORAGE.items()}
+CLAIM_BATCH: Final = {kind: _claim_batch(s.label, s.order_by) for kind, s in STORAGE.items()}
+CLAIMED_ELSEWHERE: Final = {kind: _claimed_elsewhere(s.label, s.order_by) for kind, s in STORAGE.items()}
 COUNT_VECTORS: Final = {kind: _count_vectors(s.label, s.order_by) for kind, s in STORAGE.items()}
 
 __all__ = [
+    "CLAIMED_ELSEWHERE",
+    "CLAIM_BATCH",
     "COUNT_VECTORS",
     "MARK_DUE",
     "MISSING_AMONG",
-    "MISSING_BATCH",
     "SET_VECTORS",
     "EmbeddedKind",
 ]

@@ -1,16 +1,18 @@
 """Keeping a profile's vectors in step with the running model.
 
-`embed_missing` is the backfill: it reads a batch of nodes whose vector is missing or from
+`embed_missing` is the backfill: it claims a batch of nodes whose vector is missing or from
 another model, embeds them outside any transaction (a model run must never sit inside a
 transaction the driver may retry), writes the batch, and moves on. Each batch commits on its
 own, so an interrupted backfill resumes where it stopped and a finished one finds nothing to do.
+The claim keeps several processes serving one profile from running the model on one node: a
+backfill passes over nodes another holds, and `claimed_elsewhere` says when any remain.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Final
 
 import anyio
@@ -22,6 +24,9 @@ from graph.embedding.kinds import EmbeddedKind
 from graph.rows import Row
 
 BACKFILL_BATCH: Final = 64
+# How long a claimed batch is left to its process: far longer than a batch takes, short enough
+# that a process that died holds nothing for long.
+CLAIM_SECONDS: Final = 120.0
 _START: Final = datetime(1, 1, 1, tzinfo=UTC)
 
 
@@ -75,16 +80,18 @@ async def _vector_counts(tx: ProfileTx, model_id: str) -> list[KindCounts]:
 
 @dataclass(frozen=True)
 class _Missing:
-    """A node lacking the model's vector, and where it stands in its kind's order."""
+    """A node lacking the model's vector, where it stands in its kind's order, and whether this
+    backfill holds its claim (not another process)."""
 
     id: str
     text: str
     position: datetime
+    claimed: bool
 
     @classmethod
     def from_row(cls, row: Row) -> _Missing:
-        """From `MISSING_BATCH[kind]`."""
-        return cls(str(row["id"]), str(row["text"]), row["position"])
+        """From `CLAIM_BATCH[kind]`."""
+        return cls(str(row["id"]), str(row["text"]), row["position"], bool(row["claimed"]))
 
 
 @dataclass(frozen=True)
@@ -95,21 +102,34 @@ class _Batch:
     last_id: str
 
 
-async def _missing(
+async def _claim(
     tx: ProfileTx, kind: EmbeddedKind, model_id: str, after: datetime, after_id: str, size: int
 ) -> list[_Missing]:
-    rows = await tx.run(q.MISSING_BATCH[kind], model=model_id, after=after, after_id=after_id, limit=size)
+    now = datetime.now(UTC)
+    until = now + timedelta(seconds=CLAIM_SECONDS)
+    rows = await tx.run(
+        q.CLAIM_BATCH[kind], model=model_id, after=after, after_id=after_id, limit=size, now=now, until=until
+    )
     return [_Missing.from_row(row) for row in rows]
+
+
+async def claimed_elsewhere(graph: ProfileGraph, kind: EmbeddedKind, model_id: str) -> bool:
+    """Whether a node of `kind` still lacks the vector under a claim not yet lapsed."""
+    return await graph.read(_held, kind, model_id)
+
+
+async def _held(tx: ProfileTx, kind: EmbeddedKind, model_id: str) -> bool:
+    return await tx.single(q.CLAIMED_ELSEWHERE[kind], model=model_id, now=datetime.now(UTC)) is not None
 
 
 async def _next_batch(
     graph: ProfileGraph, kind: EmbeddedKind, model_id: str, after: datetime, after_id: str, size: int
 ) -> _Batch | None:
-    missing = await graph.read(_missing, kind, model_id, after, after_id, size)
+    missing = await graph.write(_claim, kind, model_id, after, after_id, size)
     if not missing:
         return None
-    last = missing[-1]
-    return _Batch([node.id for node in missing], [node.text for node in missing], last.position, last.id)
+    last, ours = missing[-1], [node for node in missing if node.claimed]
+    return _Batch([node.id for node in ours], [node.text for node in ours], last.position, last.id)
 
 
 async def embed_missing(
@@ -126,10 +146,11 @@ async def embed_missing(
     written, after, after_id = 0, _START, ""
     started = anyio.current_time()
     while batch := await _next_batch(graph, kind, embedder.model_id, after, after_id, batch_size):
-        vectors = await embedder.passages(batch.texts)
-        computed = list(map(TextVector, batch.ids, batch.texts, vectors))
-        await graph.write(write_vectors, kind, embedder.model_id, computed)
-        written += len(batch.ids)
+        if batch.ids:
+            vectors = await embedder.passages(batch.texts)
+            computed = list(map(TextVector, batch.ids, batch.texts, vectors))
+            await graph.write(write_vectors, kind, embedder.model_id, computed)
+            written += len(batch.ids)
         after, after_id = batch.last_position, batch.last_id
         if on_batch is not None:
             on_batch(len(batch.ids))

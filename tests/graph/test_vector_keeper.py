@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import logging
 import socket
+from collections.abc import Sequence
 
+import anyio
 import pytest
 
 from graph.access import ConnectionSettings, GraphStore, ProfileGraph
 from graph.clock import utcnow
-from graph.embedding.encoder import Embedder
+from graph.embedding.encoder import Embedder, Vector
+from graph.embedding.healer import VectorHealer
 from graph.embedding.keeper import Unembedded, VectorKeeper, keeping
 from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.status import semantic_status
-from graph.embedding.store import embed_passages
+from graph.embedding.store import embed_passages, vector_counts
 from graph.memory.pipeline import RememberRequest, confirm, remember, remember_in
 from graph.recall.request import RecallRequest
 from graph.recall.search import recall
@@ -159,3 +162,30 @@ async def test_a_fact_the_person_confirms_gets_its_vector_even_when_its_claim_ha
         for item in found.results
     )
     assert (await semantic_status(graph, embedder)).embedded == 2  # the Beta claim and its fact
+
+
+class CountingEmbedder(Embedder):
+    """The real model, counting the texts it is asked to embed as passages."""
+
+    def __init__(self, model: Embedder) -> None:
+        super().__init__(model._encoder)
+        self.texts: list[str] = []
+
+    async def passages(self, texts: Sequence[str]) -> list[Vector]:
+        self.texts.extend(texts)
+        return await super().passages(texts)
+
+
+async def test_two_processes_healing_one_profile_embed_each_memory_once(
+    graph: ProfileGraph, store: GraphStore, embedder: Embedder
+) -> None:
+    texts = [f"Planted {number} tulip bulbs along the north fence." for number in range(40)]
+    for text in texts:
+        await remember(graph, RememberRequest(content=text))  # stored as a killed server left them
+    first, second = CountingEmbedder(embedder), CountingEmbedder(embedder)
+    async with anyio.create_task_group() as both:
+        for model in (first, second):
+            both.start_soon(VectorHealer(model).heal, store, [graph.profile_id])
+    assert sorted(first.texts + second.texts) == sorted(texts), "every memory embedded exactly once"
+    assert first.texts and second.texts, "both took part"
+    assert [c.pending for c in await vector_counts(graph, embedder.model_id)] == [0] * len(EmbeddedKind)

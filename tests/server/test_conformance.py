@@ -247,10 +247,13 @@ def test_the_suite_s_server_scenarios_that_apply_pass(
         [*conformance, "server", "--url", f"{front.base}/mcp", "--requirements", era, "-o", str(tmp_path)],
         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=SUITE_TIMEOUT_S, check=False,
     )  # fmt: skip
-    results = {
-        scenario: checks for scenario, checks in results_in(tmp_path).items() if scenario in APPLICABLE[era]
-    }
-    print(f"\nserver scenarios, era {era}:\n{tally(results)}")
+    everything = results_in(tmp_path)
+    results = {scenario: checks for scenario, checks in everything.items() if scenario in APPLICABLE[era]}
+    statuses = [check["status"] for checks in everything.values() for check in checks]
+    whole = (
+        f"{len(everything)} scenarios, {statuses.count('SUCCESS')} passed, {statuses.count('FAILURE')} failed"
+    )
+    print(f"\nserver scenarios, era {era}:\n{tally(results)}\nthe whole requirement set: {whole}")
     assert set(results) == set(APPLICABLE[era])
     assert failed_checks(results) == {}
 

@@ -17,6 +17,11 @@ NODE22_VERSION := 22.23.3
 NODE22 := $(NODE22_DIR)/node_modules/node-$(NODE22_PLATFORM)/bin/node
 MCPB_CLI := $(MCPB_DIR)/node_modules/@anthropic-ai/mcpb/dist/cli/cli.js
 MCPB := $(NODE22) $(MCPB_CLI)
+# The MCP conformance suite (an alpha: pinned exactly), on the same Node 22, cached under $HOME.
+CONFORMANCE_DIR ?= $(HOME)/.cache/reverie/conformance
+CONFORMANCE_VERSION := 0.2.0-alpha.12
+CONFORMANCE_PACKAGE := $(CONFORMANCE_DIR)/node_modules/@modelcontextprotocol/conformance
+CONFORMANCE := $(NODE22) $(CONFORMANCE_PACKAGE)/dist/index.js
 BUNDLE_STAGE := build/mcpb
 LOCOMO ?= ../shared/data/locomo-dev
 # The pinned dependencies (with extras dev and speed) for Linux x86-64 and Python 3.11, written by
@@ -26,7 +31,7 @@ LOCK_ARGS ?=
 # Test processes at once (pytest-xdist); each loads the model and opens its own connections.
 TEST_WORKERS ?= 2
 
-.PHONY: setup lock run test lint bench bench-quick bench-locomo bench-dreams bench-claims inspector mcpb bundle browser balancer clean
+.PHONY: setup lock run test lint bench bench-quick bench-locomo bench-dreams bench-claims inspector node22 mcpb conformance bundle browser balancer clean
 
 # Every dependency at the version and hashes requirements.lock pins, then Reverie itself without
 # dependencies, so a checkout installs the same versions today and next month.
@@ -50,13 +55,23 @@ inspector:
 	  (mkdir -p $(INSPECTOR_DIR) && cd $(INSPECTOR_DIR) && \
 	   npm install --no-audit --no-fund --loglevel=error @modelcontextprotocol/inspector@$(INSPECTOR_VERSION))
 
-# Without npm there is nothing to install: the manifest's test then skips, saying so.
-mcpb:
-	@if ! command -v npm >/dev/null; then echo "npm is missing: no MCPB CLI, the bundle goes unchecked" >&2; exit 0; fi; \
-	{ test "$$($(NODE22) --version 2>/dev/null)" = v$(NODE22_VERSION) || \
-	  npm install --prefix $(NODE22_DIR) --no-audit --no-fund --loglevel=error node-$(NODE22_PLATFORM)@$(NODE22_VERSION); } && \
-	{ grep -qs '"version": "$(MCPB_VERSION)"' $(MCPB_DIR)/node_modules/@anthropic-ai/mcpb/package.json || \
-	  npm install --prefix $(MCPB_DIR) --no-audit --no-fund --loglevel=error @anthropic-ai/mcpb@$(MCPB_VERSION); }
+# Without npm there is nothing to install: the tests that need these then skip, saying so (on CI,
+# with CI=true, they fail instead).
+node22:
+	@if ! command -v npm >/dev/null; then echo "npm is missing: no Node 22, no MCPB CLI, no conformance suite" >&2; exit 0; fi; \
+	test "$$($(NODE22) --version 2>/dev/null)" = v$(NODE22_VERSION) || \
+	  npm install --prefix $(NODE22_DIR) --no-audit --no-fund --loglevel=error node-$(NODE22_PLATFORM)@$(NODE22_VERSION)
+
+mcpb: node22
+	@if ! command -v npm >/dev/null; then exit 0; fi; \
+	grep -qs '"version": "$(MCPB_VERSION)"' $(MCPB_DIR)/node_modules/@anthropic-ai/mcpb/package.json || \
+	  npm install --prefix $(MCPB_DIR) --no-audit --no-fund --loglevel=error @anthropic-ai/mcpb@$(MCPB_VERSION)
+
+conformance: node22
+	@if ! command -v npm >/dev/null; then exit 0; fi; \
+	grep -qs '"version": "$(CONFORMANCE_VERSION)"' $(CONFORMANCE_PACKAGE)/package.json || \
+	  npm install --prefix $(CONFORMANCE_DIR) --no-audit --no-fund --loglevel=error --save-exact \
+	    @modelcontextprotocol/conformance@$(CONFORMANCE_VERSION)
 
 # dist/reverie.mcpb for Claude Desktop: the manifest, its entry point and what `uv run` installs.
 bundle: mcpb
@@ -86,9 +101,10 @@ balancer:
 	  fi; }
 
 # The suite also needs a second model, to prove two models' vectors never meet in one search.
-test: setup inspector mcpb browser balancer
+test: setup inspector mcpb conformance browser balancer
 	$(BIN)/reverie embeddings install --model all-minilm-l6-v2
 	REVERIE_INSPECTOR=$(INSPECTOR_DIR)/node_modules/.bin/mcp-inspector REVERIE_MCPB="$(MCPB)" \
+	  REVERIE_CONFORMANCE="$(CONFORMANCE)" \
 	  $(BIN)/python -m pytest -n $(TEST_WORKERS) -m "not crowd" --durations=15
 	$(BIN)/python -m pytest -m crowd --durations=5
 

@@ -9,7 +9,9 @@ The tests and the capacity lane start it with a generated configuration and stop
 - a dead process is found by a TCP check every second, and a request whose connection failed or
   got no answer is sent again to another process (`retry-on`): a remember that reached a process
   killed before it answered may then be stored twice unless it carries an idempotency key;
-- `X-Reverie-Backend` on each response names the process that answered, for tests to see.
+- `X-Reverie-Backend` on each response names the process that answered, for tests to see;
+- optionally every request signed with one bearer token, for a client that cannot send one (the
+  MCP conformance suite sends no Authorization header).
 """
 
 from __future__ import annotations
@@ -43,8 +45,10 @@ class Balancer:
         return f"http://127.0.0.1:{self.port}"
 
 
-def balancer_config(port: int, backends: Sequence[int]) -> str:
-    """HAProxy's configuration for `backends` (ports on 127.0.0.1) behind 127.0.0.1:`port`."""
+def balancer_config(port: int, backends: Sequence[int], bearer: str | None = None) -> str:
+    """HAProxy's configuration for `backends` (ports on 127.0.0.1) behind 127.0.0.1:`port`;
+    with `bearer`, every request carries it as its Authorization, whatever the client sent."""
+    signing = f'    http-request set-header Authorization "Bearer {bearer}"\n' if bearer else ""
     servers = "\n".join(
         f"    server s{index} 127.0.0.1:{backend} check inter 1s fall 1 rise 2"
         for index, backend in enumerate(backends)
@@ -68,7 +72,7 @@ defaults
 
 frontend mcp
     bind 127.0.0.1:{port}
-    default_backend reverie
+{signing}    default_backend reverie
 
 backend reverie
     balance roundrobin
@@ -94,12 +98,15 @@ def _checked(command: list[str]) -> None:
 
 
 @contextmanager
-def balancing(backends: Sequence[int], work_dir: Path, port: int) -> Iterator[Balancer]:
-    """HAProxy in the foreground until the block ends, on `port` in front of `backends`. Each
-    backend answers the balancer's Host header only if told to (REVERIE_ALLOWED_HOSTS)."""
+def balancing(
+    backends: Sequence[int], work_dir: Path, port: int, bearer: str | None = None
+) -> Iterator[Balancer]:
+    """HAProxy in the foreground until the block ends, on `port` in front of `backends` (signing
+    every request with `bearer`, if given). Each backend answers the balancer's Host header only
+    if told to (REVERIE_ALLOWED_HOSTS)."""
     haproxy = haproxy_path()
     config = work_dir / "haproxy.cfg"
-    config.write_text(balancer_config(port, backends), encoding="utf-8")
+    config.write_text(balancer_config(port, backends, bearer), encoding="utf-8")
     _checked([haproxy, "-c", "-q", "-f", str(config)])
     with serving([haproxy, "-db", "-f", str(config)], {}, port, work_dir / "haproxy.log"):
         yield Balancer(port, config)

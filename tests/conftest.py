@@ -18,6 +18,7 @@ import asyncio
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from typing import NoReturn
 
 import pytest
 from neo4j import AsyncGraphDatabase
@@ -46,6 +47,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.model)
         if item.get_closest_marker("unit") and fixtures & {_DATABASE_FIXTURE, _MODEL_FIXTURE}:
             raise pytest.UsageError(f"{item.nodeid} is marked unit but uses the database or the model")
+
+
+def not_provisioned(reason: str) -> NoReturn:
+    """A tool `make test` installs (the Inspector, the MCPB CLI, the conformance suite) is not
+    configured: the test skips on a developer's machine, but fails on CI (CI=true), where a skip
+    would pass by proving nothing."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason} (CI=true: the tests it serves must run)")
+    pytest.skip(reason)
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -155,9 +165,8 @@ def neo4j_settings(request: pytest.FixtureRequest) -> Iterator[ConnectionSetting
         local.stop()
 
 
-@pytest.fixture
-def server_env(neo4j_settings: ConnectionSettings, profile_id: str) -> dict[str, str]:
-    """Environment for a Reverie server process pointed at the suite's Neo4j and this test's profile."""
+def server_environment(neo4j_settings: ConnectionSettings, profile_id: str) -> dict[str, str]:
+    """Environment for a Reverie server process pointed at the suite's Neo4j and `profile_id`."""
     return {
         **os.environ,
         "NEO4J_URI": neo4j_settings.uri,
@@ -165,6 +174,12 @@ def server_env(neo4j_settings: ConnectionSettings, profile_id: str) -> dict[str,
         "NEO4J_PASSWORD": neo4j_settings.password,
         "REVERIE_PROFILE": profile_id,
     }
+
+
+@pytest.fixture
+def server_env(neo4j_settings: ConnectionSettings, profile_id: str) -> dict[str, str]:
+    """Environment for a Reverie server process pointed at the suite's Neo4j and this test's profile."""
+    return server_environment(neo4j_settings, profile_id)
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from mcp_types import TextContent
 from server.app import build_server
 from server.cli import INSPECTOR
 from server.settings import ReverieSettings, load_settings, machine_timezone
+from tests.conftest import not_provisioned
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 MANIFEST = REPOSITORY / "packaging" / "mcpb" / "manifest.json"
@@ -167,11 +168,11 @@ def test_the_inspector_is_pinned_to_one_version_in_the_banner_the_makefile_and_t
 def mcpb_command() -> list[str]:
     configured = os.environ.get("REVERIE_MCPB")
     if not configured:
-        pytest.skip("REVERIE_MCPB is unset: run through `make test`, which installs the MCPB CLI")
+        not_provisioned("REVERIE_MCPB is unset: run through `make test`, which installs the MCPB CLI")
     command = shlex.split(configured)
     if not all(Path(part).is_file() for part in command):
         if shutil.which("npm") is None:
-            pytest.skip("npm is missing, so `make mcpb` could not install the MCPB CLI")
+            not_provisioned("npm is missing, so `make mcpb` could not install the MCPB CLI")
         pytest.fail(f"REVERIE_MCPB={configured} names files that are not there; run `make mcpb`")
     return command
 

@@ -83,9 +83,25 @@ def screenshot(browser: WebDriver, folder: Path, name: str) -> Path:
 
 def sign_in(browser: WebDriver, server: HttpServer, token: str) -> None:
     browser.get(f"{server.base}/review")
+    enter_token(browser, token)
+
+
+def enter_token(browser: WebDriver, token: str) -> None:
+    """Sign in on the page the browser shows (the review page's own, or on a connector's way)."""
     field = waiting(browser).until(expected_conditions.presence_of_element_located((By.ID, "token")))
     field.send_keys(token)
     click_through(browser, "main form button")
+
+
+def open_consent(browser: WebDriver, authorization_url: str, token: str) -> None:
+    """Follow a connector's authorization URL as a person does, signing in on the way with
+    `token` unless the browser still is, until the consent page shows its Allow button."""
+    browser.get(authorization_url)
+    allow = expected_conditions.presence_of_element_located((By.CSS_SELECTOR, "button[value=allow]"))
+    sign_in_form = expected_conditions.presence_of_element_located((By.ID, "token"))
+    if waiting(browser).until(expected_conditions.any_of(allow, sign_in_form)).get_attribute("id") == "token":
+        enter_token(browser, token)
+        waiting(browser).until(allow)
 
 
 def text_of(browser: WebDriver) -> str:
@@ -97,10 +113,10 @@ def waiting(browser: WebDriver) -> WebDriverWait[WebDriver]:
     return WebDriverWait(browser, WAIT_S, ignored_exceptions=(WebDriverException,))
 
 
-def click_through(browser: WebDriver, css: str) -> None:
+def click_through(browser: WebDriver, selector: str, by: str = By.CSS_SELECTOR) -> None:
     """Click and wait until the next page has replaced this one and finished loading."""
     browser.execute_script("window.reverieLeaving = true")
-    browser.find_element(By.CSS_SELECTOR, css).click()
+    browser.find_element(by, selector).click()
     waiting(browser).until(
         lambda loaded: loaded.execute_script(
             "return !window.reverieLeaving && document.readyState === 'complete'"

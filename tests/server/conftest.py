@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import uuid
@@ -26,7 +27,7 @@ from graph.access import ConnectionSettings
 from server.app import build_server
 from server.auth import add_token
 from server.settings import ReverieSettings
-from tests.conftest import TEST_PROFILE_PREFIX
+from tests.conftest import TEST_PROFILE_PREFIX, not_provisioned
 
 CallTool = Callable[..., Awaitable[dict[str, Any]]]
 # The installed command, as a user runs it.
@@ -203,6 +204,18 @@ def http_serving(
             )
     except ServerStartError as error:
         pytest.fail(str(error))
+
+
+@pytest.fixture
+def inspector() -> Path:
+    """The MCP Inspector `make inspector` installed, named by REVERIE_INSPECTOR."""
+    configured = os.environ.get("REVERIE_INSPECTOR")
+    if not configured:
+        not_provisioned("REVERIE_INSPECTOR is unset: `make test` installs the MCP Inspector and sets it")
+    path = Path(configured).expanduser()
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"REVERIE_INSPECTOR={configured} is not an executable; run `make inspector`")
+    return path
 
 
 @pytest.fixture

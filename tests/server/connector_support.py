@@ -1,6 +1,7 @@
 """A connector's side of OAuth, spelled out in plain HTTP, for the tests of `server.connectors`:
 registration, the authorization request, the person's consent (signed in with a static token),
-the code exchange; and a loopback callback that receives the redirect a browser is sent to."""
+the code exchange; a loopback callback that receives the redirect a browser is sent to; and the
+module-wide profile and server environment of the modules that start one public server."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import hashlib
 import re
 import secrets
 import threading
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -17,12 +19,26 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
+import pytest
 
 from bench.processes import free_port
+from graph.access import ConnectionSettings
+from tests.conftest import TEST_PROFILE_PREFIX, server_environment
 from tests.server.conftest import HttpServer
 from tests.server.support import INITIALIZE, MCP_HEADERS
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+@pytest.fixture(scope="module")
+def profile() -> str:
+    return f"{TEST_PROFILE_PREFIX}{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture(scope="module")
+def env(neo4j_settings: ConnectionSettings, profile: str) -> dict[str, str]:
+    # These machines are shared; a slow moment must not read as a refusal.
+    return {**server_environment(neo4j_settings, profile), "NEO4J_TIMEOUT": "60"}
 
 
 def pkce() -> tuple[str, str]:

@@ -23,38 +23,26 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
-from selenium.webdriver.support import expected_conditions
 
 from graph.access import ConnectionSettings, GraphStore
 from graph.clock import utcnow
 from graph.connectors import grants
 from graph.connectors.records import Grant
 from server.auth import token_digest
-from tests.conftest import TEST_PROFILE_PREFIX
-from tests.server.browser import browser, click_through, screenshot, waiting
+from tests.server.browser import browser, open_consent, screenshot
 from tests.server.conftest import HttpServer, http_mcp, http_serving, reverie, structured
-from tests.server.connector_support import CSRF, Callback, Connector, callback_server, query_of
+from tests.server.connector_support import (
+    CSRF,
+    Callback,
+    Connector,
+    callback_server,
+    env,
+    profile,
+    query_of,
+)
 
 pytestmark = pytest.mark.anyio
-__all__ = ["browser"]  # the review page's browser fixture, shared
-
-
-@pytest.fixture(scope="module")
-def profile() -> str:
-    return f"{TEST_PROFILE_PREFIX}{uuid.uuid4().hex[:12]}"
-
-
-@pytest.fixture(scope="module")
-def env(neo4j_settings: ConnectionSettings, profile: str) -> dict[str, str]:
-    return {
-        **os.environ,
-        "NEO4J_URI": neo4j_settings.uri,
-        "NEO4J_USERNAME": neo4j_settings.username,
-        "NEO4J_PASSWORD": neo4j_settings.password,
-        "REVERIE_PROFILE": profile,
-        # These machines are shared; a slow moment must not read as a refusal.
-        "NEO4J_TIMEOUT": "60",
-    }
+__all__ = ["browser", "env", "profile"]  # shared fixtures, imported so that pytest finds them
 
 
 @pytest.fixture(scope="module")
@@ -110,11 +98,7 @@ def consent_in_browser(page: WebDriver, url: str, server: HttpServer, callback: 
     """What the person does: sign in on the way, read what the app asks for at phone width, allow."""
     page.delete_all_cookies()
     page.set_window_size(390, 844)
-    page.get(url)
-    field = waiting(page).until(expected_conditions.presence_of_element_located((By.ID, "token")))
-    field.send_keys(server.write_token)
-    click_through(page, "main form button")
-    waiting(page).until(expected_conditions.presence_of_element_located((By.CSS_SELECTOR, "[value=allow]")))
+    open_consent(page, url, server.write_token)
     shown = page.find_element(By.TAG_NAME, "main").text
     host = callback.url.split("/")[2]
     assert "Phone notes" in shown and host in shown and "Add to, correct and forget" in shown, shown

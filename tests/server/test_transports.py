@@ -232,17 +232,6 @@ def test_http_on_a_public_address_without_tokens_is_refused(
 # --- MCP Inspector CLI --------------------------------------------------------------------
 
 
-@pytest.fixture
-def inspector() -> Path:
-    configured = os.environ.get("REVERIE_INSPECTOR")
-    if not configured:
-        pytest.skip("REVERIE_INSPECTOR is unset: run through `make test`, which installs the MCP Inspector")
-    path = Path(configured).expanduser()
-    if not os.access(path, os.X_OK):
-        pytest.fail(f"REVERIE_INSPECTOR={configured} is not an executable; run `make inspector`")
-    return path
-
-
 def run_inspector(
     inspector: Path, server_env: dict[str, str], *method: str
 ) -> subprocess.CompletedProcess[str]:

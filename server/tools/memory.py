@@ -45,7 +45,7 @@ async def remember(
     ] = "primary",
     shared: Annotated[
         SharedKind | None,
-        Field(description="Omit for the person's own words; else what they shared that the content is"),
+        Field(description="What they shared, if not their own words"),
     ] = None,
     idempotency_key: Annotated[
         str | None,

@@ -38,6 +38,14 @@ async def remember_kayak(call: CallTool, shared: str | None) -> set[str]:
     return kayak
 
 
+async def export_and_erase(env: dict[str, str], profile_id: str, folder: Path) -> Path:
+    """The profile written to a file, then erased: what an import brings back is the file's."""
+    path = folder / "profile.jsonl"
+    assert (await reverie(env, "profile", "export", profile_id, "--output", str(path))).returncode == 0
+    assert (await reverie(env, "profile", "delete", profile_id, "--yes")).returncode == 0
+    return path
+
+
 def themes_on(dreams: list[dict[str, Any]], memories: set[str]) -> list[dict[str, Any]]:
     return [dream for dream in dreams if dream["kind"] == "theme" and cited(dream) & memories]
 
@@ -67,9 +75,7 @@ async def test_the_shared_kind_survives_export_and_import_and_still_makes_no_the
     neo4j_settings: ConnectionSettings,
 ) -> None:
     await remember_kayak(call, "link_title")
-    path = tmp_path / "shared.jsonl"
-    assert (await reverie(server_env, "profile", "export", profile_id, "--output", str(path))).returncode == 0
-    assert (await reverie(server_env, "profile", "delete", profile_id, "--yes")).returncode == 0
+    path = await export_and_erase(server_env, profile_id, tmp_path)
     imported = await reverie(server_env, "profile", "import", str(path), "--profile", profile_id)
     assert imported.returncode == 0, imported.stderr
 
@@ -129,9 +135,7 @@ async def test_a_profile_file_with_an_unknown_shared_kind_is_refused_whole(
     neo4j_settings: ConnectionSettings,
 ) -> None:
     await call("remember", content="a kayak beside a heron", shared="photo_caption")
-    path = tmp_path / "profile.jsonl"
-    assert (await reverie(server_env, "profile", "export", profile_id, "--output", str(path))).returncode == 0
-    assert (await reverie(server_env, "profile", "delete", profile_id, "--yes")).returncode == 0
+    path = await export_and_erase(server_env, profile_id, tmp_path)
     path.write_text(path.read_text("utf-8").replace('"photo_caption"', '"selfie"'), "utf-8")
 
     refused = await reverie(server_env, "profile", "import", str(path), "--profile", profile_id)

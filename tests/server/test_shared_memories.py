@@ -1,6 +1,7 @@
 """What the person shared (a photo's caption, a link's title) is remembered as such through
 `remember`'s `shared`, kept through export and import and the JSON Lines importer, and never makes
-a theme of its own: the same words in the person's own memories do."""
+a theme of its own, nor a link between two shared texts: the same words in the person's own
+memories do."""
 
 from __future__ import annotations
 
@@ -29,12 +30,7 @@ async def remember_kayak(call: CallTool, shared: str | None) -> set[str]:
     for index, text in enumerate(KAYAK):
         stored = await call("remember", content=text, occurred_at=day(20 + 45 * index), **kind)
         kayak.add(stored["fragment"]["id"])
-    for index in range(15):
-        await call(
-            "remember",
-            content=EVERYDAY[index % 5].format(day=DAYS[index // 5]),
-            occurred_at=day(1 + 9 * index),
-        )
+    await remember_everyday(call)
     return kayak
 
 
@@ -44,6 +40,16 @@ async def export_and_erase(env: dict[str, str], profile_id: str, folder: Path) -
     assert (await reverie(env, "profile", "export", profile_id, "--output", str(path))).returncode == 0
     assert (await reverie(env, "profile", "delete", profile_id, "--yes")).returncode == 0
     return path
+
+
+async def remember_everyday(call: CallTool) -> None:
+    """Everyday sentences over months that share only common words."""
+    for index in range(15):
+        await call(
+            "remember",
+            content=EVERYDAY[index % 5].format(day=DAYS[index // 5]),
+            occurred_at=day(1 + 9 * index),
+        )
 
 
 def themes_on(dreams: list[dict[str, Any]], memories: set[str]) -> list[dict[str, Any]]:
@@ -144,3 +150,34 @@ async def test_a_profile_file_with_an_unknown_shared_kind_is_refused_whole(
         refused.stderr
     )
     assert (await database(neo4j_settings, ANY_NODE, profile_id=profile_id)) == [{"nodes": 0}]
+
+
+TENT = (
+    "Lent my old tent to Thaddeus for his walk across the Cairngorms.",
+    "Thaddeus brought the tent back from the Cairngorms with a snapped pole.",
+)
+# Which of the two is shared, and whether a link between them is proposed: two things the person
+# shared are never linked; their own words and something they shared may be.
+TENT_CASES = {
+    "own words": ((None, None), True),
+    "one shared": ((None, "quoted_message"), True),
+    "both shared": (("quoted_message", "quoted_message"), False),
+}
+
+
+@pytest.mark.parametrize("case", list(TENT_CASES), ids=list(TENT_CASES))
+async def test_two_shared_texts_are_never_linked_where_the_persons_words_are(
+    call: CallTool, case: str
+) -> None:
+    kinds, linked = TENT_CASES[case]
+    tent = set()
+    for offset, text, kind in zip((10, 40), TENT, kinds, strict=True):
+        stored = await call(
+            "remember", content=text, occurred_at=day(offset), **({"shared": kind} if kind else {})
+        )
+        tent.add(stored["fragment"]["id"])
+    await remember_everyday(call)
+    dreams = await dreams_of(call, await call("run_dreaming_cycle", max_outputs=10))
+    assert [dream["kind"] for dream in dreams if cited(dream) == tent] == (["link"] if linked else []), [
+        (dream["kind"], dream["hypothesis"]) for dream in dreams
+    ]

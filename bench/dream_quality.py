@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -38,7 +39,7 @@ from bench.locomo_data import Conversation, Turn, load_conversations
 from bench.machine import source_revision
 from bench.report import results_path, write_json
 from bench.stats import Stopwatch
-from graph.dreams.evidence import topical_roots, topical_terms
+from graph.dreams.evidence import term_root, topical_roots, topical_terms
 from server.app import build_server
 
 # The issue's targets; the LoCoMo lane's dreams are at least as many as before this method (64).
@@ -49,6 +50,8 @@ TARGETS: dict[str, dict[str, float]] = {
     "locomo": {"dreams": 64, "precision": 0.2},
 }
 INSTANCE = "dreams"
+# How a theme's hypothesis opens (graph/dreams/kind_words.py), naming its word.
+THEME_WORD = re.compile(r"You keep mentioning (.+?), in \d+ separate")
 
 
 @dataclass
@@ -61,7 +64,7 @@ class DreamSeen:
     small_talk: bool
     kind: str = "link"
     rationale: str = ""
-    topic: str | None = None  # a theme's word root
+    topic: str | None = None  # a theme's word
     # Of a theme's sources, those whose turn uses the topic only in a shared photo's caption.
     caption_only_sources: int = 0
 
@@ -108,14 +111,21 @@ async def _dream(client: Client, lane: Lane, cycles: int, per_cycle: int) -> lis
     return [await _call(client, "get_dream", dream_id=dream_id) for dream_id in ids]
 
 
+def theme_word(dream: dict[str, Any]) -> str | None:
+    """A theme's word as its hypothesis names it (`get_dream` shows no topic)."""
+    named = THEME_WORD.match(dream["hypothesis"]) if dream["kind"] == "theme" else None
+    return named[1] if named else None
+
+
 def _caption_only(topic: str | None, turns: Sequence[Turn]) -> bool:
     """Whether the turns use the theme's word only in what their speaker shared, never in their
     own words (`Turn.memories`: the words first, then any caption)."""
     if topic is None or not turns:
         return False
+    root = term_root(topic.casefold())
     own = set().union(*(topical_roots(turn.memories[0].text) for turn in turns))
     shared = set().union(*(topical_roots(said.text) for turn in turns for said in turn.memories[1:]))
-    return topic not in own and topic in shared
+    return root not in own and root in shared
 
 
 def _links_evidence(sides: Sequence[set[str]], evidence: frozenset[str]) -> bool:
@@ -145,7 +155,7 @@ async def locomo_conversation(
         for dream in await _dream(client, lane, cycles, per_cycle):
             sides = [fragments.get(source["id"], set()) for source in dream["sources"]]
             hit = any(_links_evidence(sides, asked) for asked in evidence)
-            topic = dream.get("topic")
+            topic = theme_word(dream)
             lane.dreams.append(
                 DreamSeen(
                     conversation.name,

@@ -352,14 +352,14 @@ async def candidates_in(
 
 def _worth_weighing(pairs: Sequence[CandidatePair]) -> list[CandidatePair]:
     """Pairs a model may judge, and restatements: no link, but the duplicates a night may propose.
-    A link needs the person's own words on one side at least: two things they shared (two photos'
+    Either needs the person's own words on one side at least: two things they shared (two photos'
     captions) say what the pictures hold, not what the person said; beside their own words a
     caption is the context that ties them."""
     return [
         pair
         for pair in pairs
-        if is_restatement(pair)
-        or (_holds_own_words(pair) and link_score(pair, JUDGED_FLOOR_SHARE) is not None)
+        if _holds_own_words(pair)
+        and (link_score(pair, JUDGED_FLOOR_SHARE) is not None or is_restatement(pair))
     ]
 
 

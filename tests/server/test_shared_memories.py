@@ -1,7 +1,7 @@
 """What the person shared (a photo's caption, a link's title) is remembered as such through
 `remember`'s `shared`, kept through export and import and the JSON Lines importer, and never makes
-a theme of its own, nor a link between two shared texts: the same words in the person's own
-memories do."""
+a theme of its own, nor a link or a duplicate between two shared texts: the same words in the
+person's own memories do."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from mcp import Client
 from graph.access import ConnectionSettings
 from tests.server.conftest import CallTool, caller, error_text, reverie
 from tests.server.support import ANY_NODE, database
-from tests.server.test_dream_kinds import DAYS, EVERYDAY, KAYAK, cited, day, dreams_of
+from tests.server.test_dream_kinds import DAYS, EVERYDAY, KAYAK, PEANUTS, cited, day, dreams_of
 
 pytestmark = pytest.mark.anyio
 
@@ -156,28 +156,32 @@ TENT = (
     "Lent my old tent to Thaddeus for his walk across the Cairngorms.",
     "Thaddeus brought the tent back from the Cairngorms with a snapped pole.",
 )
-# Which of the two is shared, and whether a link between them is proposed: two things the person
-# shared are never linked; their own words and something they shared may be.
-TENT_CASES = {
-    "own words": ((None, None), True),
-    "one shared": ((None, "quoted_message"), True),
-    "both shared": (("quoted_message", "quoted_message"), False),
+QUOTED = ("quoted_message", "quoted_message")
+# Two memories a month apart, which of them is shared, and the dream proposed on the two: two
+# things the person shared are never linked, nor one restated ("you said the same thing twice"
+# is untrue of a message quoted twice, and two photos alike are two photos); the person's own
+# words are, beside something shared or not.
+PAIR_CASES: dict[str, tuple[tuple[str, str], tuple[str | None, str | None], list[str]]] = {
+    "link, own words": (TENT, (None, None), ["link"]),
+    "link, one shared": (TENT, (None, "quoted_message"), ["link"]),
+    "link, both shared": (TENT, QUOTED, []),
+    "duplicate, own words": (PEANUTS, (None, None), ["duplicate"]),
+    "duplicate, one shared": (PEANUTS, (None, "quoted_message"), []),
+    "duplicate, both shared": (PEANUTS, QUOTED, []),
 }
 
 
-@pytest.mark.parametrize("case", list(TENT_CASES), ids=list(TENT_CASES))
-async def test_two_shared_texts_are_never_linked_where_the_persons_words_are(
+@pytest.mark.parametrize("case", list(PAIR_CASES), ids=list(PAIR_CASES))
+async def test_two_shared_texts_are_neither_linked_nor_duplicates_where_the_persons_words_are(
     call: CallTool, case: str
 ) -> None:
-    kinds, linked = TENT_CASES[case]
-    tent = set()
-    for offset, text, kind in zip((10, 40), TENT, kinds, strict=True):
-        stored = await call(
-            "remember", content=text, occurred_at=day(offset), **({"shared": kind} if kind else {})
-        )
-        tent.add(stored["fragment"]["id"])
+    texts, kinds, expected = PAIR_CASES[case]
+    pair = set()
+    for offset, text, kind in zip((10, 40), texts, kinds, strict=True):
+        shared = {"shared": kind} if kind else {}
+        pair.add((await call("remember", content=text, occurred_at=day(offset), **shared))["fragment"]["id"])
     await remember_everyday(call)
     dreams = await dreams_of(call, await call("run_dreaming_cycle", max_outputs=10))
-    assert [dream["kind"] for dream in dreams if cited(dream) == tent] == (["link"] if linked else []), [
+    assert [dream["kind"] for dream in dreams if cited(dream) == pair] == expected, [
         (dream["kind"], dream["hypothesis"]) for dream in dreams
     ]

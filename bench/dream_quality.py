@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -34,11 +35,11 @@ from bench import dream_profiles
 from bench.database import BenchDatabase, driver_for, prepare, provisioned
 from bench.dream_profiles import Profile
 from bench.locomo import ConversationRun, import_turns, say, server_settings
-from bench.locomo_data import Conversation, load_conversations
+from bench.locomo_data import Conversation, Turn, load_conversations
 from bench.machine import source_revision
 from bench.report import results_path, write_json
 from bench.stats import Stopwatch
-from graph.dreams.evidence import topical_terms
+from graph.dreams.evidence import term_root, topical_roots, topical_terms
 from server.app import build_server
 
 # The issue's targets; the LoCoMo lane's dreams are at least as many as before this method (64).
@@ -49,6 +50,8 @@ TARGETS: dict[str, dict[str, float]] = {
     "locomo": {"dreams": 64, "precision": 0.2},
 }
 INSTANCE = "dreams"
+# How a theme's hypothesis opens (graph/dreams/kind_words.py), naming its word.
+THEME_WORD = re.compile(r"You keep mentioning (.+?), in \d+ separate")
 
 
 @dataclass
@@ -61,6 +64,9 @@ class DreamSeen:
     small_talk: bool
     kind: str = "link"
     rationale: str = ""
+    topic: str | None = None  # a theme's word
+    # Of a theme's sources, those whose turn uses the topic only in a shared photo's caption.
+    caption_only_sources: int = 0
 
 
 @dataclass
@@ -105,6 +111,30 @@ async def _dream(client: Client, lane: Lane, cycles: int, per_cycle: int) -> lis
     return [await _call(client, "get_dream", dream_id=dream_id) for dream_id in ids]
 
 
+def theme_word(dream: dict[str, Any]) -> str | None:
+    """A theme's word as its hypothesis names it (`get_dream` shows no topic)."""
+    named = THEME_WORD.match(dream["hypothesis"]) if dream["kind"] == "theme" else None
+    return named[1] if named else None
+
+
+def _caption_only(topic: str | None, turns: Sequence[Turn]) -> bool:
+    """Whether the turns use the theme's word only in what their speaker shared, never in their
+    own words (`Turn.memories`: the words first, then any caption)."""
+    if topic is None or not turns:
+        return False
+    root = term_root(topic.casefold())
+    own = set().union(*(topical_roots(turn.memories[0].text) for turn in turns))
+    shared = set().union(*(topical_roots(said.text) for turn in turns for said in turn.memories[1:]))
+    return root not in own and root in shared
+
+
+def _links_evidence(sides: Sequence[set[str]], evidence: frozenset[str]) -> bool:
+    """Two or more sources (both of a pair) hold evidence of one question, from two turns at
+    least: a turn's words and its own photo's caption are one turn."""
+    touched = [side & evidence for side in sides]
+    return sum(bool(turns) for turns in touched) >= 2 and len(set().union(*touched)) >= 2
+
+
 def _small_talk(text: str, names: Sequence[str]) -> bool:
     lowered = {name.casefold() for name in names}
     return len([term for term in topical_terms(text) if term not in lowered]) < 2
@@ -117,14 +147,15 @@ async def locomo_conversation(
     say(f"{conversation.name}: importing {len(conversation.turns):,} turns")
     fragments = await import_turns(db, profile, conversation, ConversationRun(conversation.name, 0))
     async with Client(build_server(server_settings(db, profile), "stdio")) as client:
-        texts = {turn.dia_id: turn.content for turn in conversation.turns}
+        turns = {turn.dia_id: turn for turn in conversation.turns}
+        texts = {dia_id: turn.content for dia_id, turn in turns.items()}
         evidence = [
             question.evidence for question in conversation.all_questions if len(question.evidence) > 1
         ]
         for dream in await _dream(client, lane, cycles, per_cycle):
             sides = [fragments.get(source["id"], set()) for source in dream["sources"]]
-            # Two or more of its sources (both of a pair) are evidence of one question.
-            hit = any(sum(bool(side & turns) for side in sides) >= 2 for turns in evidence)
+            hit = any(_links_evidence(sides, asked) for asked in evidence)
+            topic = theme_word(dream)
             lane.dreams.append(
                 DreamSeen(
                     conversation.name,
@@ -135,6 +166,8 @@ async def locomo_conversation(
                     any(_small_talk(texts[min(side)], conversation.speakers) for side in sides if side),
                     dream["kind"],
                     dream["rationale"],
+                    topic,
+                    sum(_caption_only(topic, [turns[dia_id] for dia_id in side]) for side in sides),
                 )
             )
 
@@ -229,8 +262,26 @@ def _figure_line(name: str, lane: Lane) -> str:
     return f"{line}, slowest cycle {figures['cycle_seconds_max']:.2f} s; hits by kind: {kinds}"
 
 
+def _theme_lines(name: str, lane: Lane) -> list[str]:
+    """Every theme's word, for a person to read, and how many themes stand on a word their
+    sources use only in a shared photo's caption (LoCoMo's turns; 0 elsewhere)."""
+    themes = [dream for dream in lane.dreams if dream.kind == "theme"]
+    if not themes:
+        return []
+    borne = [dream for dream in themes if dream.caption_only_sources]
+    only = [dream for dream in borne if dream.caption_only_sources == len(dream.sources)]
+    words = ", ".join(
+        f"{dream.topic}{'*' * bool(dream.caption_only_sources)}" for dream in themes if dream.topic
+    )
+    return [
+        f"{name} themes: {len(themes)}; topic only in captions in every source {len(only)}, in some "
+        f"source {len(borne)} (marked *): {words}"
+    ]
+
+
 def report(lanes: dict[str, Lane], samples: int) -> str:
     lines = [_figure_line(name, lane) for name, lane in lanes.items()]
+    lines += [line for name, lane in lanes.items() for line in _theme_lines(name, lane)]
     by_conversation: dict[str, list[DreamSeen]] = {}
     for lane in lanes.values():
         for dream in lane.dreams:

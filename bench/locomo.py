@@ -2,7 +2,8 @@
 
 Each conversation gets its own profile in the bench's Neo4j instance, emptied before each
 conversation. Every turn goes in through the JSON Lines importer, as `reverie import jsonl`
-stores a person's history (`graph.history`: `remember` for each, vectors included); every
+stores a person's history (`graph.history`: `remember` for each, vectors included): the speaker's
+words, and a photo they shared as its caption, a memory of its own marked `shared`; every
 question of categories 1-4 goes through `recall_memory` (limit 10) on an in-process MCP client of
 the server `build_server` makes. A question is found at k when one of
 its evidence turns is among the first k fragments returned. Plain BM25 over the same turn
@@ -103,26 +104,26 @@ def server_settings(db: BenchDatabase, profile: str) -> ReverieSettings:
 
 
 def turn_lines(conversation: Conversation) -> str:
-    """The conversation as `reverie import jsonl` reads it: a turn a line, with its dia_id."""
-    return "".join(
-        json.dumps(
-            {
-                "text": turn.content,
+    """The conversation as `reverie import jsonl` reads it: a memory a line, with its dia_id (and
+    its place in the turn after the first: a shared photo's caption is the turn's second)."""
+    lines = []
+    for turn in conversation.turns:
+        for index, said in enumerate(turn.memories):
+            entry = {
+                "text": said.text,
                 "occurred_at": turn.occurred_at.isoformat(),
                 "conversation": conversation.name,
-                "id": turn.dia_id,
+                "id": f"{turn.dia_id}#{index}" if index else turn.dia_id,
             }
-        )
-        + "\n"
-        for turn in conversation.turns
-    )
+            lines.append(json.dumps(entry | ({"shared": said.shared} if said.shared else {})) + "\n")
+    return "".join(lines)
 
 
 async def import_turns(
     db: BenchDatabase, profile: str, conversation: Conversation, run: ConversationRun
 ) -> dict[str, set[str]]:
     """Store every turn through the JSON Lines importer (`reverie import jsonl`), vectors
-    included; returns fragment id -> the dia_ids stored as that fragment."""
+    included; returns fragment id -> the dia_ids of the turns stored (in part) as that fragment."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"{conversation.name}.jsonl"
         path.write_text(turn_lines(conversation), encoding="utf-8")
@@ -141,7 +142,8 @@ async def import_turns(
         await store.close()
     fragments: dict[str, set[str]] = {}
     for turn in conversation.turns:
-        fragments.setdefault(by_hash[content_hash(turn.content)], set()).add(turn.dia_id)
+        for said in turn.memories:
+            fragments.setdefault(by_hash[content_hash(said.text)], set()).add(turn.dia_id)
     return fragments
 
 

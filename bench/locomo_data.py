@@ -1,9 +1,11 @@
 """LoCoMo conversations read as the acceptance measure reads them, and the BM25 baseline.
 
 A conversation file holds `speaker_a`, `speaker_b`, `session_N` (a list of turns) with its
-`session_N_date_time`, and `qa`. Every turn becomes one memory, "Speaker: text", plus
-" [shared a photo: caption]" when the speaker shared a photo. Questions of category 5
-(adversarial: no answer in the conversation) are left out of retrieval scores.
+`session_N_date_time`, and `qa`. A turn reads "Speaker: text", plus " [shared a photo: caption]"
+when the speaker shared a photo (`Turn.content`, what BM25 indexes). It is remembered as a host
+would save it: the speaker's words, and the photo's caption as a memory of its own marked
+`shared` "photo_caption" (`Turn.memories`). Questions of category 5 (adversarial: no answer in
+the conversation) are left out of retrieval scores.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from typing import Any
 
 import bm25s  # type: ignore[import-untyped]
 
+from graph.memory.models import SharedKind
+
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 # Turns of one session are a few seconds apart, so their order survives in `occurred_at`;
 # sessions are at least a day apart in the data, far more than any session's turns take.
@@ -31,10 +35,19 @@ logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 
 @dataclass(frozen=True)
+class Said:
+    """One memory a turn gives: its text and, for what the speaker shared, `remember`'s kind."""
+
+    text: str
+    shared: SharedKind | None = None
+
+
+@dataclass(frozen=True)
 class Turn:
     dia_id: str
-    content: str
+    content: str  # the whole turn, words and caption, as the acceptance measure reads it
     occurred_at: datetime
+    memories: tuple[Said, ...] = ()  # what is remembered of it: the words, then what was shared
 
 
 @dataclass(frozen=True)
@@ -66,6 +79,16 @@ def turn_content(turn: dict[str, Any]) -> str:
     return f"{content} [shared a photo: {caption}]" if caption else content
 
 
+def turn_memories(turn: dict[str, Any]) -> tuple[Said, ...]:
+    """The speaker's words, and the caption of the photo they shared (when they shared one) as
+    something shared: the dataset's own field says which is which."""
+    words = Said(f"{turn['speaker']}: {turn['text']}")
+    caption = turn.get("blip_caption")
+    if not caption:
+        return (words,)
+    return words, Said(f"{turn['speaker']} shared a photo: {caption}", "photo_caption")
+
+
 def normalise_evidence(entries: Sequence[str]) -> frozenset[str]:
     """The dia_ids an evidence list names, in the canonical "D<session>:<turn>" form.
 
@@ -87,7 +110,8 @@ def _turns(data: dict[str, Any]) -> list[Turn]:
         # Some files carry dates for sessions that have no turns; only sessions with turns count.
         start = session_date(data[f"session_{number}_date_time"])
         for index, turn in enumerate(data[f"session_{number}"]):
-            turns.append(Turn(turn["dia_id"], turn_content(turn), start + index * TURN_STEP))
+            when = start + index * TURN_STEP
+            turns.append(Turn(turn["dia_id"], turn_content(turn), when, turn_memories(turn)))
     return turns
 
 

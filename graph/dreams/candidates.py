@@ -351,10 +351,20 @@ async def candidates_in(
 
 
 def _worth_weighing(pairs: Sequence[CandidatePair]) -> list[CandidatePair]:
-    """Pairs a model may judge, and restatements: no link, but the duplicates a night may propose."""
+    """Pairs a model may judge, and restatements: no link, but the duplicates a night may propose.
+    Either needs the person's own words on one side at least: two things they shared (two photos'
+    captions) say what the pictures hold, not what the person said; beside their own words a
+    caption is the context that ties them."""
     return [
-        pair for pair in pairs if link_score(pair, JUDGED_FLOOR_SHARE) is not None or is_restatement(pair)
+        pair
+        for pair in pairs
+        if _holds_own_words(pair)
+        and (link_score(pair, JUDGED_FLOOR_SHARE) is not None or is_restatement(pair))
     ]
+
+
+def _holds_own_words(pair: CandidatePair) -> bool:
+    return pair.first.own_words or pair.second.own_words
 
 
 async def pair_evidence(

@@ -12,7 +12,8 @@ contradiction dream asks about a fact and a later claim, and two fragments have 
 the two must share something specific, a name or a word uncommon in English ("EpiPen", "boiler",
 "Lisbon"), so the same courtesy twice ("thanks, your support means a lot") is none.
 
-Facts are left out: a fact and the fragment behind it say the same thing by design.
+Facts are left out: a fact and the fragment behind it say the same thing by design; so is what
+the person shared (`remember`'s `shared`): two captions alike describe two photos.
 """
 
 from __future__ import annotations
@@ -54,6 +55,9 @@ def is_duplicate(pair: CandidatePair) -> bool:
     first, second = pair.first.text, pair.second.text
     return (
         pair.first.kind == pair.second.kind == "fragment"
+        # Two photos alike are two photos, and a message quoted again is not said twice.
+        and pair.first.own_words
+        and pair.second.own_words
         and pair.apart >= SAME_MOMENT
         and (pair.meaning is None or pair.meaning.cosine >= NEAR_DUPLICATE_COSINE)
         and min(len(topical_roots(first)), len(topical_roots(second))) >= MIN_WORDS

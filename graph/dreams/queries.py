@@ -22,7 +22,8 @@ MEMORY_KIND = "CASE WHEN m:Fact THEN 'fact' ELSE 'fragment' END AS kind"
 MEMORY_FIELDS = (
     "m.id AS id, m.text AS text, coalesce(m.quality, m.truth_score, 0.5) AS quality, "
     "toString(coalesce(m.recorded_at, m.created_at)) AS created_at, "
-    "toString(coalesce(m.occurred_at, m.valid_from, m.recorded_at, m.created_at)) AS occurred_at"
+    "toString(coalesce(m.occurred_at, m.valid_from, m.recorded_at, m.created_at)) AS occurred_at, "
+    "m.shared AS shared"
 )
 
 # Seeds: the newest fragments and facts, plus a few older fragments after each of

@@ -33,7 +33,7 @@ from graph.dreams.models import (
 )
 from graph.embedding.catalog import cosine_of_score
 from graph.errors import CycleAlreadyRunningError
-from graph.memory.models import ClaimInput
+from graph.memory.models import ClaimInput, SharedKind
 from graph.memory.records import FragmentRetraction
 from graph.rows import Row, one_of, time_of
 
@@ -51,9 +51,15 @@ class Memory:
     quality: float
     created_at: datetime
     occurred_at: datetime
+    # What the person shared (a photo's caption, a link's title), None for their own words.
+    shared: SharedKind | None = None
 
     def when(self) -> datetime:
         return self.occurred_at
+
+    @property
+    def own_words(self) -> bool:
+        return self.shared is None
 
 
 def memory_from_row(row: Row) -> Memory:
@@ -65,6 +71,8 @@ def memory_from_row(row: Row) -> Memory:
         quality=float(row["quality"]),
         created_at=time_of(row["created_at"]),
         occurred_at=time_of(row["occurred_at"]),
+        # Facts, and fragments stored before the field existed, have none: the person's words.
+        shared=None if (shared := row.get("shared")) is None else one_of(SharedKind, shared, "shared"),
     )
 
 

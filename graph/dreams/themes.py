@@ -140,7 +140,10 @@ def _theme(root: str, holders: Sequence[Memory], corpus_size: int) -> Theme | No
     if any(root in addressed_only(m.text) for m in holders):
         return None
     # A fact's time is when it was recorded, not when it was said: the fragments behind it tell.
-    groups = sittings_of(m for m in holders if m.kind == "fragment" and _substantive(m) >= MIN_SOURCE_WORDS)
+    # What the person shared (a photo's caption) is not their thread: only their own words count.
+    groups = sittings_of(
+        m for m in holders if m.kind == "fragment" and m.own_words and _substantive(m) >= MIN_SOURCE_WORDS
+    )
     if len(groups) < MIN_SITTINGS or groups[-1][0].when() - groups[0][0].when() < MIN_SPAN:
         return None
     latest = groups[-1][-1]

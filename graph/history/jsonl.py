@@ -6,8 +6,10 @@
 `text` and `occurred_at` (ISO 8601; a date alone is that day at noon UTC, a time without an
 offset is UTC) are required. Optional: `id` (the entry's own id, for idempotency; without it the
 text and time stand for it), `conversation` (the sitting it belongs to) and `title`, `role`
-("person", the default, or "other": another speaker's words, which are counted and left out) and
-`source` (where it came from). Any other field is refused, so a misspelt one is not lost.
+("person", the default, or "other": another speaker's words, which are counted and left out),
+`source` (where it came from) and `shared` (the text is something the person shared, not their
+own words: "photo_caption", "link_title", "quoted_message" or "attachment", as `remember` takes
+it). Any other field is refused, so a misspelt one is not lost.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from graph.errors import validation_problems
 from graph.history.exports import refuse
 from graph.history.pieces import content_id
 from graph.history.records import Format, Parsed, Said, Skip
-from graph.memory.models import MAX_SOURCE_CHARS
+from graph.memory.models import MAX_SOURCE_CHARS, SharedKind
 from graph.transfer.load import nonblank_lines
 
 NOON: Final = time(12, tzinfo=UTC)
@@ -39,6 +41,7 @@ class Entry(BaseModel):
     conversation: str | None = Field(default=None, min_length=1, max_length=MAX_ID_CHARS)
     title: str | None = None
     role: Literal["person", "other"] = "person"
+    shared: SharedKind | None = None
     source: str | None = Field(default=None, max_length=MAX_SOURCE_CHARS)
 
     @field_validator("occurred_at", mode="before")
@@ -57,7 +60,7 @@ class Entry(BaseModel):
 def _said(entry: Entry) -> Said:
     conversation = entry.conversation or ""
     message_id = entry.id or content_id(entry.occurred_at.isoformat(), entry.text)
-    return Said(conversation, entry.title, message_id, entry.occurred_at, entry.text)
+    return Said(conversation, entry.title, message_id, entry.occurred_at, entry.text, shared=entry.shared)
 
 
 def read_jsonl(path: Path) -> Parsed:

@@ -99,6 +99,7 @@ async def _remember(graph: ProfileGraph, piece: Piece, vectors: VectorKeeper | N
     request = RememberRequest(
         content=piece.text,
         source=piece.source,
+        shared=piece.shared,
         idempotency_key=piece.key,
         metadata=piece.metadata,
         occurred_at=piece.occurred_at,

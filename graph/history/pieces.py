@@ -20,7 +20,7 @@ from typing import Any, Final
 from graph.errors import InvalidInputError
 from graph.history.exports import NOTHING
 from graph.history.records import Format, Mark, Parsed, Said, Skip
-from graph.memory.models import MAX_SOURCE_CHARS
+from graph.memory.models import MAX_SOURCE_CHARS, SharedKind
 
 PIECE_CHARS: Final = 2_000
 # A message of a chat this long was pasted (a document, a log, a transcript), not written: the
@@ -52,6 +52,7 @@ class Piece:
     occurred_at: datetime
     source: str
     metadata: dict[str, Any]
+    shared: SharedKind | None = None
 
 
 @dataclass(frozen=True)
@@ -181,6 +182,7 @@ def _shape(parsed: Parsed, said: Said, shaping: _Shaping) -> list[Piece]:
             occurred_at=said.occurred_at,
             source=_source(parsed, said),
             metadata=_metadata(parsed, said, ordered, index, len(texts)),
+            shared=said.shared,
         )
         for index, piece in enumerate(texts)
     ]

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
+from graph.memory.models import SharedKind
+
 
 class Format(StrEnum):
     CHATGPT = "chatgpt"
@@ -46,6 +48,8 @@ class Said:
     text: str
     # Left out of the text by the parser (attachments, images); the shaper adds code.
     marks: frozenset[Mark] = frozenset()
+    # What the person shared rather than said (a photo's caption), when the file says so.
+    shared: SharedKind | None = None
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,11 @@ MAX_SOURCE_CHARS = 500
 MAX_EVIDENCE_CHARS = 300
 
 Authority = Literal["primary", "secondary", "other"]
+# What the person shared rather than said: text that came with a photo, a link or a forwarded
+# message. Stored on the fragment as `shared`; absent (None, and every fragment stored before
+# the field existed) means the person's own words. The dream finder reads shared text as context
+# of what the person said, never as a thread or a duplicate of their own (docs/dreaming.md).
+SharedKind = Literal["photo_caption", "link_title", "quoted_message", "attachment"]
 Modality = Literal["assertion", "belief", "hypothetical", "question", "plan"]
 
 

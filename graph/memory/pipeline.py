@@ -52,6 +52,7 @@ from graph.memory.models import (
     FragmentStatus,
     PromotionOutcome,
     RememberResult,
+    SharedKind,
 )
 from graph.memory.policy import source_quality
 from graph.memory.records import FragmentState, KeyedFragment, clarification_view
@@ -72,6 +73,7 @@ class RememberRequest:
     content: str
     source: str | None = None
     authority: Authority = "primary"
+    shared: SharedKind | None = None
     idempotency_key: str | None = None
     labels: Sequence[str] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)
@@ -177,6 +179,7 @@ async def _remember_in(tx: ProfileTx, request: RememberRequest, writing: _Writin
         key=request.idempotency_key,
         source=request.source,
         authority=request.authority,
+        shared=request.shared,
         quality=source_quality(request.authority),
         labels=list(request.labels),
         metadata=writing.metadata,

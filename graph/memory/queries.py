@@ -54,7 +54,7 @@ CREATE_FRAGMENT_UNLESS_HELD = ScopedQuery(
         CREATE (f:SourceFragment:Recallable {
             profile_id: $profile_id, profile_key: $profile_key, id: $id, text: $text,
             content_hash: $hash, active_hash: $hash, idempotency_key: $key, source: $source,
-            authority: $authority, quality: $quality, labels: $labels, metadata: $metadata,
+            authority: $authority, shared: $shared, quality: $quality, labels: $labels, metadata: $metadata,
             status: 'active', created_at: $now, occurred_at: $occurred_at,
             embedding_model: $embedding_model})
         WITH f

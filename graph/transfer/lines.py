@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Annotated, Any, Final, Literal, TypeVar
+from typing import Annotated, Any, Final, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from graph.errors import InvalidInputError, validation_problems
+from graph.memory.models import SharedKind
 from graph.schema import PROFILE_LABELS, VECTOR_DIMENSIONS
 
 FORMAT_VERSION: Final = 2
@@ -97,6 +98,16 @@ class NodeLine(_Line):
         if taken:
             raise ValueError(f"properties must not hold {', '.join(taken)}: the importer sets them")
         return properties
+
+    @model_validator(mode="after")
+    def _known_shared(self) -> NodeLine:
+        # The dream finder reads a fragment's `shared` as one of remember's kinds; another value
+        # would stop every later dream cycle of the profile, so it is refused here.
+        shared = self.properties.get("shared")
+        if self.node == "SourceFragment" and shared is not None and shared not in get_args(SharedKind):
+            kinds = ", ".join(get_args(SharedKind))
+            raise ValueError(f"a SourceFragment's shared is one of {kinds}, or absent for the person's words")
+        return self
 
     def key(self) -> str:
         name = NODE_KEYS[self.node]

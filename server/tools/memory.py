@@ -21,6 +21,7 @@ from graph.memory.models import (
     ReflectionResult,
     RememberResult,
     RetractResult,
+    SharedKind,
     UtcDatetime,
 )
 from graph.memory.reflect import MAX_REFLECT_LIMIT, reflect
@@ -42,6 +43,10 @@ async def remember(
     authority: Annotated[
         Authority, Field(description="primary: the person's own words; secondary: a document; other: hearsay")
     ] = "primary",
+    shared: Annotated[
+        SharedKind | None,
+        Field(description="What they shared, if not their own words"),
+    ] = None,
     idempotency_key: Annotated[
         str | None,
         Field(max_length=200, description="A retry's key; other content under a used key is refused"),
@@ -75,6 +80,7 @@ async def remember(
         content=content,
         source=source,
         authority=authority,
+        shared=shared,
         idempotency_key=idempotency_key,
         labels=labels or [],
         metadata=metadata or {},

@@ -36,7 +36,7 @@ from bench.database import BenchDatabase, driver_for, prepare, provisioned
 from bench.dream_judges import Judged
 from bench.dreamgen.registry import GENERATORS
 from bench.dreamgen.truth import Lane
-from bench.locomo import say, server_settings
+from bench.locomo import server_settings
 from bench.machine import describe_machine, source_revision
 from bench.report import results_path, write_json
 from bench.stats import Stopwatch
@@ -66,6 +66,11 @@ class LaneRun:
     seconds: dict[str, float] = field(default_factory=dict)
     dreams: list[Seen] = field(default_factory=list)
     judged: dict[str, Judged] = field(default_factory=dict)
+
+
+def say(message: str) -> None:
+    """Progress on stderr, so a long run's log shows where it is."""
+    print(f"[dream lanes] {message}", file=sys.stderr, flush=True)
 
 
 async def _call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
@@ -290,12 +295,14 @@ async def run_all(db: BenchDatabase, lanes: Sequence[tuple[str, Lane]], max_page
     driver = driver_for(db.settings)
     runs = []
     try:
-        for _, lane in lanes:
+        for generator, lane in lanes:
             await prepare(driver)
             say(f"{lane.name}: {len(lane.memories):,} memories into {len(READERS)} profiles")
             watch = Stopwatch()
             runs.append(await run_lane(db, lane, max_pages))
+            # A long run shows each lane's row as soon as it is done.
             say(f"{lane.name}: done in {watch.seconds:.0f} s")
+            say(_row(lane.name, generator, figures(runs[-1])))
     finally:
         await driver.close()
     return runs

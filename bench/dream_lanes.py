@@ -103,7 +103,8 @@ async def finder_dreams(client: Client, lane: Lane, index_of: dict[str, int]) ->
     for dream_id in ids:
         dream = await _call(client, "get_dream", dream_id=dream_id)
         sources = frozenset(index_of[source["id"]] for source in dream["sources"] if source["id"] in index_of)
-        true = lane.group_of(sources) is not None
+        # A source that is none of the lane's memories (a fact, say) is of no planted group.
+        true = len(sources) == len(dream["sources"]) and lane.group_of(sources) is not None
         seen.append(Seen(dream["kind"], sorted(sources), true, dream["hypothesis"], dream.get("why")))
     return seen
 

@@ -354,6 +354,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "per_cycle": PER_CYCLE,
         "figures": {name: row for name, (_, row) in rows.items()},
         "dreams": {run.lane.name: [asdict(dream) for dream in run.dreams] for run in runs},
+        "candidates": {
+            run.lane.name: {
+                reader: [sorted(pair) for pair in judged.candidates] for reader, judged in run.judged.items()
+            }
+            for run in runs
+        },
     }
     print(f"JSON: {write_json(results_path(started, 'dreamlanes'), document)}")
     return 0

@@ -6,8 +6,10 @@ from collections import defaultdict
 
 import pytest
 
+from bench.dream_judges import Judged
+from bench.dream_lanes import LaneRun, Seen, candidate_figures, finder_figures
 from bench.dreamgen.registry import GENERATORS
-from bench.dreamgen.truth import Lane, words_of
+from bench.dreamgen.truth import Lane, Planted, Said, words_of
 from graph.dreams.evidence import term_root, topical_roots
 
 pytestmark = pytest.mark.unit
@@ -89,3 +91,40 @@ def test_the_shapes(name: str, memories: int, links: int, themes: int, dated: bo
         themes,
         dated,
     )
+
+
+def test_the_lane_figures_count_what_the_truth_says() -> None:
+    """A toy lane: memories 0-1 a planted link, 2-4 a theme, 5 a distractor."""
+    said = tuple(Said(f"memory {index}", None) for index in range(6))
+    lane = Lane(
+        "toy",
+        "toy",
+        1,
+        "one person",
+        said,
+        (Planted("a", frozenset({0, 1})), Planted("b", frozenset({2, 3, 4}))),
+    )
+    run = LaneRun(lane)
+    run.dreams = [
+        Seen("link", [0, 1], True, "", None),
+        Seen("link", [3, 4], True, "", None),
+        Seen("link", [1, 5], False, "", None),
+    ]
+    assert finder_figures(run) | {"by_kind": None} == {
+        "dreams": 3,
+        "true": 2,
+        "precision": 2 / 3,
+        "links_found": 1,
+        "themes_found": 1,
+        "by_kind": None,
+    }
+    judged = Judged(candidates=[frozenset({0, 1}), frozenset({1, 5}), frozenset({2, 4}), frozenset({0, 5})])
+    figures = candidate_figures(lane, judged)
+    assert (figures["link_recall"], figures["themes"], figures["true"], figures["read_per_true"]) == (
+        1.0,
+        1,
+        2,
+        2.0,
+    )
+    assert lane.group_of(frozenset({2, 3, 4})) == lane.planted[1]
+    assert lane.group_of(frozenset({1, 2})) is None

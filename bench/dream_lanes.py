@@ -328,12 +328,18 @@ def _seeds(text: str) -> list[int]:
         ) from None
 
 
+def _pages(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"--max-pages is a whole number of at least 1, not {text!r}")
+    return int(text)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.dream_lanes", description=__doc__.split("\n")[0])
     parser.add_argument("--lanes", type=_names, default=list(GENERATORS), help="comma-separated generators")
     parser.add_argument("--seeds", type=_seeds, default=[1], help="comma-separated seeds, each lane at each")
     parser.add_argument(
-        "--max-pages", type=int, default=60, help="candidate pages a scripted host reads at most"
+        "--max-pages", type=_pages, default=60, help="candidate pages a scripted host reads at most"
     )
     parser.add_argument("--samples", type=int, default=3, help="finder dreams printed per lane")
     parser.add_argument("--instance", default=INSTANCE, help="the managed Neo4j instance (emptied)")

@@ -24,6 +24,8 @@ CONFORMANCE_PACKAGE := $(CONFORMANCE_DIR)/node_modules/@modelcontextprotocol/con
 CONFORMANCE := $(NODE22) $(CONFORMANCE_PACKAGE)/dist/index.js
 BUNDLE_STAGE := build/mcpb
 LOCOMO ?= ../shared/data/locomo-dev
+# The seeds of the synthetic dream lanes (`make bench-dream-lanes SEEDS=1,2`).
+SEEDS ?= 1
 # The pinned dependencies (with extras dev and speed) for Linux x86-64 and Python 3.11, written by
 # `make lock` with the uv the dev extra installs; LOCK_ARGS passes it more, e.g. --upgrade-package mcp.
 LOCK := requirements.lock
@@ -31,7 +33,7 @@ LOCK_ARGS ?=
 # Test processes at once (pytest-xdist); each loads the model and opens its own connections.
 TEST_WORKERS ?= 2
 
-.PHONY: setup lock run test lint bench bench-quick bench-locomo bench-dreams bench-claims inspector node22 mcpb conformance bundle browser balancer clean
+.PHONY: setup lock run test lint bench bench-quick bench-locomo bench-dreams bench-dream-lanes bench-claims inspector node22 mcpb conformance bundle browser balancer clean
 
 # Every dependency at the version and hashes requirements.lock pins, then Reverie itself without
 # dependencies, so a checkout installs the same versions today and next month.
@@ -130,9 +132,16 @@ bench-quick: setup
 bench-locomo: setup
 	$(BIN)/python -m bench.locomo --data $(LOCOMO)
 
-# Dream quality on LoCoMo conversations and a synthetic profile (`make bench-dreams LOCOMO=dir`).
+# Dream quality on LoCoMo conversations and a synthetic profile (`make bench-dreams LOCOMO=dir`),
+# then the synthetic lanes nobody tuned for.
 bench-dreams: setup
 	$(BIN)/python -m bench.dream_quality --data $(LOCOMO)
+	$(BIN)/python -m bench.dream_lanes
+
+# Dreams on the independent synthetic lanes (bench/dreamgen): the finder, the host model's
+# candidates, an oracle and a random host, side by side (`make bench-dream-lanes SEEDS=1,2`).
+bench-dream-lanes: setup
+	$(BIN)/python -m bench.dream_lanes --seeds $(SEEDS)
 
 # Claim verifiers on the labelled claims in bench/claims; needs neither Neo4j nor the model.
 bench-claims: $(STAMP)

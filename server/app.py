@@ -359,6 +359,7 @@ def nightly_scheduler(
         lease=settings.cycle_lease(),
         kind=kind,
         first_tick_after_s=0.0 if kind is SchedulerKind.SERVICE else settings.reverie_scheduler_grace_seconds,
+        tick_s=settings.reverie_scheduler_tick_seconds,
     )
 
 

@@ -22,7 +22,7 @@ from graph.errors import InvalidInputError, shown_uri, validation_problems
 from graph.localdb.config import default_home
 from graph.localdb.memory import DEFAULT_SIZE, Neo4jMemory, parse_memory
 from graph.models.endpoint import COMPLETIONS_PATH, EndpointConfig
-from scheduler.nightly import STARTUP_GRACE_S
+from scheduler.nightly import STARTUP_GRACE_S, TICK_SECONDS
 
 # The driver also takes http(s), which needs a driver extra Reverie does not install.
 BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
@@ -138,6 +138,12 @@ class ReverieSettings(BaseSettings):
         ge=0,
         le=3600,
         description="Seconds a server's nightly scheduler waits after the start before its first look",
+    )
+    reverie_scheduler_tick_seconds: int = Field(
+        default=TICK_SECONDS,
+        ge=1,
+        le=3600,
+        description="Seconds between the nightly scheduler's looks at the nights (a busy profile waits one)",
     )
 
     # A model of the person's choosing: an OpenAI-compatible chat-completions endpoint.

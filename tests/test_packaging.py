@@ -21,7 +21,7 @@ import pytest
 from mcp_types import TextContent
 
 from server.app import build_server
-from server.cli import INSPECTOR
+from server.serve_cli import INSPECTOR
 from server.settings import ReverieSettings, load_settings, machine_timezone
 from tests.conftest import not_provisioned
 

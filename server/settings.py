@@ -6,14 +6,12 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Annotated
 from urllib.parse import parse_qs, urlsplit
-from zoneinfo import ZoneInfoNotFoundError
 
-import tzlocal
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from graph.access import DEFAULT_CALL_TIMEOUT_S, PROFILE_ID_RULE, validate_profile_id
-from graph.clock import known_zone
+from graph.clock import known_zone, machine_timezone
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig
 from graph.dreams.host_model import HostModelLimits
 from graph.dreams.lease import CycleLease
@@ -356,15 +354,6 @@ def bolt_uri_problem(value: str) -> str | None:
     if any(len(values) != 1 or not values[0] for values in context.values()) or "address" in context:
         return f"a routing context gives each key once, with a value, and never 'address' (got {shown})"
     return None
-
-
-def machine_timezone() -> str:
-    """The machine's zone as an IANA name (never an opaque 'Local'), UTC when it cannot be told."""
-    try:
-        # tzlocal reads TZ, then the distribution's files; it raises when they name different zones.
-        return known_zone(tzlocal.get_localzone_name() or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        return "UTC"
 
 
 def read_key(path: Path) -> str:

@@ -1,10 +1,13 @@
-"""Time as Reverie keeps it: aware UTC datetimes, and IANA zone names checked in one place."""
+"""Time as Reverie keeps it: aware UTC datetimes, IANA zone names checked in one place, and the
+machine's own zone."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timezone
 from typing import overload
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import tzlocal
 
 
 def utcnow() -> datetime:
@@ -54,3 +57,12 @@ def known_zone(name: str) -> str:
         shown = name if len(name) <= 60 else f"{name[:60]}... ({len(name)} characters)"
         raise ValueError(f"expected an IANA time zone name such as Europe/Lisbon, got {shown!r}") from None
     return name
+
+
+def machine_timezone() -> str:
+    """The machine's zone as an IANA name (never an opaque 'Local'), UTC when it cannot be told."""
+    try:
+        # tzlocal reads TZ, then the distribution's files; it raises when they name different zones.
+        return known_zone(tzlocal.get_localzone_name() or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        return "UTC"

@@ -107,7 +107,6 @@ SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE INDEX dreamrun_started IF NOT EXISTS FOR (n:DreamRun) ON (n.profile_id, n.started_at)",
     "CREATE INDEX dreamrun_status IF NOT EXISTS FOR (n:DreamRun) ON (n.profile_id, n.status)",
     "CREATE INDEX claim_created IF NOT EXISTS FOR (n:Claim) ON (n.profile_id, n.created_at)",
-    "CREATE INDEX claim_status_created IF NOT EXISTS FOR (n:Claim) ON (n.profile_id, n.status, n.created_at)",
     "CREATE INDEX fact_recorded IF NOT EXISTS FOR (n:Fact) ON (n.profile_id, n.recorded_at)",
     # Recall signals (`graph/recall/signals.py`): the recent questions, the most recalled memories.
     "CREATE INDEX recallquestion_at IF NOT EXISTS FOR (n:RecallQuestion) ON (n.profile_id, n.at)",
@@ -197,6 +196,31 @@ async def ensure_schema(driver: AsyncDriver, database: str | None) -> None:
             if name in DROP_VECTOR_INDEX:
                 log.warning("rebuilding vector index %s with the profile filter inside it", name)
                 await session.run(DROP_VECTOR_INDEX[name])
-        for statement in RETIRED_INDEXES + SCHEMA_STATEMENTS:
-            await session.run(statement)
+        existing = await _schema_names(session)
+        for statement in RETIRED_INDEXES:
+            if _name_in(statement) in existing:
+                await session.run(statement)
+        # Only what is missing: each statement is a schema transaction of its own, and a server
+        # starts (a test builds one) far more often than the schema changes.
+        for statement in SCHEMA_STATEMENTS:
+            if _name_in(statement) not in existing:
+                await session.run(statement)
         await session.run("CALL db.awaitIndexes($seconds)", seconds=_INDEX_WAIT_S)
+
+
+_SCHEMA_NAME: Final = re.compile(
+    r"\b(?:CREATE|DROP) (?:[A-Z]+ )*?(?:CONSTRAINT|INDEX) (\w+) IF (?:NOT )?EXISTS"
+)
+
+
+def _name_in(statement: str) -> str | None:
+    """The constraint or index a schema statement names (None: run it whatever exists)."""
+    found = _SCHEMA_NAME.search(statement)
+    return found.group(1) if found else None
+
+
+async def _schema_names(session: AsyncSession) -> set[str]:
+    names: set[str] = set()
+    for listing in ("SHOW CONSTRAINTS YIELD name RETURN name", "SHOW INDEXES YIELD name RETURN name"):
+        names.update([row["name"] async for row in await session.run(listing)])
+    return names

@@ -216,3 +216,9 @@ def profile_key(profile_id: str) -> str:
     leading letter keeps analyzers from treating an all-digit hash prefix as a number.
     """
     return "p" + hashlib.sha256(profile_id.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def log_safe(text: str) -> str:
+    """`text` with every unprintable character written as its escape (a newline as \\n), so a value
+    a client or a token file supplies cannot start a forged line in the log or a listing."""
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)

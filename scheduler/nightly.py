@@ -79,15 +79,18 @@ class NightlyScheduler:
         lease: CycleLease = DEFAULT_LEASE,
         kind: SchedulerKind = SchedulerKind.SERVICE,
         first_tick_after_s: float = 0.0,
+        tick_s: int = TICK_SECONDS,
     ) -> None:
         """`profiles` names, at each tick, the profiles this scheduler dreams for: a server's own,
         so that another profile in the same database never runs on this server's settings and
         model endpoint. None (`reverie scheduler`): every profile in the database. `kind` is
-        what its trace says it is; `first_tick_after_s` is how long after `start` it first ticks."""
+        what its trace says it is; `first_tick_after_s` is how long after `start` it first ticks,
+        and `tick_s` how long it waits between ticks."""
         self._store = store
         self._profiles = profiles
         self.kind = kind
         self._first_tick_after = timedelta(seconds=first_tick_after_s)
+        self._tick_s = tick_s
         # When this scheduler last left its trace on each profile (`_watch`).
         self._watched: dict[str, datetime] = {}
         self._vectors = vectors
@@ -195,15 +198,15 @@ class NightlyScheduler:
             done.set()
 
     def start(self) -> None:
-        """Tick after `first_tick_after_s`, then every minute, in the running event loop."""
+        """Tick after `first_tick_after_s`, then every `tick_s`, in the running event loop."""
         scheduler = AsyncIOScheduler(timezone="UTC")
         scheduler.add_job(
             self._safe_tick,
-            IntervalTrigger(seconds=TICK_SECONDS),
+            IntervalTrigger(seconds=self._tick_s),
             next_run_time=self._clock() + self._first_tick_after,
             coalesce=True,
             max_instances=1,
-            misfire_grace_time=TICK_SECONDS,
+            misfire_grace_time=self._tick_s,
         )
         scheduler.start()
         self._scheduler = scheduler

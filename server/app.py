@@ -27,29 +27,27 @@ from mcp_types import INVALID_PARAMS, GetPromptResult, InputRequiredResult, Tool
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from graph.access import ConnectionSettings, GraphStore
+from graph.access import GraphStore
 from graph.dreams.watch import SchedulerKind
 from graph.embedding.encoder import Embedder
 from graph.embedding.healer import RETRY_AFTER_S, VectorHealer
 from graph.embedding.keeper import VectorKeeper, keeping
 from graph.embedding.loader import load_embedder
 from graph.errors import DATABASE_FAILURES, GraphUnavailableError
-from graph.localdb import LocalNeo4j
 from graph.models.endpoint import EndpointModel
 from graph.recall.signals import signalling
-from graph.schema import check_server, ensure_schema
-from graph.upgrade import upgrade_graph
 from scheduler.nightly import NightlyScheduler
 from server.connectors.discovery import metadata_routes, revocation_route
 from server.connectors.metadata_documents import MetadataDocuments
 from server.connectors.provider import ConnectorProvider
 from server.connectors.scopes import SCOPES
 from server.context import AppContext, LiveApp, Transport
-from server.models import open_endpoint, unattended_generator
+from server.models import unattended_generator
 from server.prompts import register as register_prompts
 from server.review import mount_review
 from server.settings import ReverieSettings
 from server.stdio_frames import answer_bad_frames
+from server.stores import endpoint_of, opened_store, resolve_connection
 from server.token_registry import TokenRegistry
 from server.tools import register_all
 from server.tools.schemas import compact_schemas
@@ -155,27 +153,6 @@ class ReverieServer(MCPServer[AppContext]):
                 message=f"The prompt {name} takes no argument {named}; its arguments: {', '.join(takes)}.",
             )
         return await super().get_prompt(name, arguments, context)
-
-
-async def resolve_connection(settings: ReverieSettings) -> ConnectionSettings:
-    """NEO4J_URI when set; otherwise the managed local server, started if it is not running."""
-    if settings.neo4j_uri:
-        return ConnectionSettings(
-            uri=settings.neo4j_uri,
-            username=settings.neo4j_username,
-            password=settings.neo4j_password or "",
-            database=settings.neo4j_database or None,
-            call_timeout_s=settings.neo4j_timeout,
-        )
-    local = LocalNeo4j(settings.reverie_home, memory=settings.neo4j_memory())
-    credentials = await anyio.to_thread.run_sync(local.use, settings.neo4j_stop_when_idle())
-    return ConnectionSettings(
-        uri=credentials.uri,
-        username=credentials.username,
-        password=credentials.password,
-        database=settings.neo4j_database,
-        call_timeout_s=settings.neo4j_timeout,
-    )
 
 
 async def heal_when_ready(context: AppContext, healer: VectorHealer, served: Sequence[str]) -> None:
@@ -359,50 +336,8 @@ def nightly_scheduler(
         lease=settings.cycle_lease(),
         kind=kind,
         first_tick_after_s=0.0 if kind is SchedulerKind.SERVICE else settings.reverie_scheduler_grace_seconds,
+        tick_s=settings.reverie_scheduler_tick_seconds,
     )
-
-
-@asynccontextmanager
-async def endpoint_of(settings: ReverieSettings) -> AsyncIterator[EndpointModel | None]:
-    """The configured model endpoint for the process's lifetime (None when there is none)."""
-    endpoint = open_endpoint(settings)
-    try:
-        yield endpoint
-    finally:
-        if endpoint is not None:
-            await endpoint.aclose()
-
-
-async def check_graph(settings: ReverieSettings) -> None:
-    """Before serving: a graph that cannot be reached is only a warning (each call retries),
-    but a setting that can never work (a database that does not exist, a Neo4j too old) stops
-    the start."""
-    store = GraphStore.connect(await resolve_connection(settings))
-    try:
-        await store.verify()
-        async with store.session() as session:
-            await check_server(session)
-    except GraphUnavailableError as error:
-        log.warning("Starting without a graph: %s", error)
-    finally:
-        await store.close()
-
-
-@asynccontextmanager
-async def opened_store(settings: ReverieSettings) -> AsyncIterator[GraphStore]:
-    """The graph for a command-line process: connected, schema ensured, closed on exit.
-
-    Unlike the server's lifespan, a failure to reach Neo4j here ends the command."""
-    store = GraphStore.connect(await resolve_connection(settings))
-    try:
-        # First, so that a server that does not answer or refuses the credentials ends the
-        # command with its typed error rather than the driver's traceback from ensure_schema.
-        await store.verify()
-        await ensure_schema(store.driver, store.settings.database)
-        await upgrade_graph(store)
-        yield store
-    finally:
-        await store.close()
 
 
 async def run_scheduler_forever(settings: ReverieSettings) -> None:

@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from graph.access import validate_profile_id
 from graph.errors import InvalidInputError, validation_problems
-from server.errors import log_safe
+from graph.text import log_safe
 
 Scope = Literal["read", "write"]
 MAX_TOKEN_NAME_CHARS = 64

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import IO, Any
 
 import anyio
@@ -14,92 +14,20 @@ import click
 from graph.embedding.catalog import SEMANTIC_OFF
 from graph.errors import ReverieError
 from graph.localdb import LocalNeo4j, LocalNeo4jError
-from graph.ports import bind_problem
-from server.app import build_server, check_graph, opened_store, run_scheduler_forever
-from server.auth import TokenFileError, TokenGrant, add_token
-from server.cli_support import DownloadBar
+from server.auth import TokenFileError
+from server.cli_support import CommandError, DownloadBar, neo4j_after
 from server.connectors_cli import connectors
 from server.embeddings_cli import embeddings, install_named_model
-from server.http_front import is_loopback, serve_http
 from server.import_cli import history
 from server.operator import dream
 from server.profiles_cli import profile
-from server.review import ROOT as REVIEW_ROOT
 from server.service_cli import service
 from server.settings import ReverieSettings, SettingsError, load_settings
-from server.token_registry import TokenRegistry
+from server.stores import opened_store
 from server.tokens_cli import token
 from server.user_service import ServiceError
 
 log = logging.getLogger("reverie")
-
-DEFAULT_HTTP_PORT = 8765
-# Pinned, as in the README and the Makefile (which installs it for the tests): an unpinned `npx`
-# can fetch an Inspector that cannot speak Streamable HTTP on the person's Node. `-y`: without it
-# npx asks before fetching, and refuses outright where there is no terminal to ask on.
-INSPECTOR = "npx -y @modelcontextprotocol/inspector@2.12.0"
-
-
-class CommandError(Exception):
-    """A failure the operator can fix; printed without a traceback."""
-
-
-def _http_tokens(settings: ReverieSettings, host: str) -> TokenRegistry:
-    """The token registry for HTTP; on loopback a first local token is created and announced."""
-    path = settings.tokens_path
-    if not is_loopback(host) and (settings.reverie_tokens_file is None or not path.exists()):
-        raise CommandError(
-            f"Refusing to serve on {host} without tokens: set REVERIE_TOKENS_FILE to a token file "
-            "(create one with `reverie token create --profile NAME`) or bind to 127.0.0.1."
-        )
-    if not path.exists():
-        grant = add_token(path, settings.reverie_profile, ["read", "write"], name="local")
-        print(f"Created a local token for profile {grant.profile!r} in {path}", file=sys.stderr)
-    tokens = TokenRegistry(path)
-    if not tokens.grants():
-        raise CommandError(f"Token file {path} holds no tokens; add one with `reverie token create`.")
-    return tokens
-
-
-def _announce(base: str, grant: TokenGrant, tokens_path: Path, neo4j_note: str) -> None:
-    """Where to connect and how to get the token: never the token itself, since whatever runs the
-    server (a terminal, a service manager, a host) may keep this output in a log."""
-    url, show = f"{base}/mcp", f"reverie token show {grant.fingerprint}"
-    print(
-        f"""
-Reverie is serving MCP over Streamable HTTP at {url}
-  Token:          profile {grant.profile!r}, fingerprint {grant.fingerprint}, kept in {tokens_path};
-                  `{show}` prints it
-  Review page:    {base}{REVIEW_ROOT} (sign in with the token)
-  MCP Inspector:  {INSPECTOR} --cli --transport http --server-url {url} \\
-                    --header "Authorization: Bearer $({show})" --method tools/list
-  Any host:       url {url}, header Authorization: Bearer <the token>
-Stop with Ctrl-C ({neo4j_note}).
-""",
-        file=sys.stderr,
-        flush=True,
-    )
-
-
-def _neo4j_after(settings: ReverieSettings) -> str:
-    """What becomes of the managed Neo4j when Reverie stops, as the settings make it."""
-    if settings.neo4j_uri:
-        return "the Neo4j at NEO4J_URI is not Reverie's to stop"
-    idle = settings.neo4j_stop_when_idle()
-    if idle is None:
-        return "the managed Neo4j keeps running; `reverie neo4j stop` ends it"
-    return f"the managed Neo4j stops {idle / 60:g} min after the last Reverie process leaves"
-
-
-def _check_port_free(host: str, port: int) -> None:
-    """Refuse a busy port before printing a token and an address that would not answer."""
-    error = bind_problem(host, port)
-    if error is not None:
-        raise CommandError(
-            f"cannot listen on {host}:{port} ({error.strerror}); stop what uses it or pick another "
-            "port with --port"
-        )
-
 
 # Failures the operator can fix: one line, no traceback, exit 2 (as a usage error).
 FIXABLE = (CommandError, SettingsError, LocalNeo4jError, TokenFileError, ReverieError, ServiceError)
@@ -112,8 +40,26 @@ class Refused(click.ClickException):
         click.echo(f"reverie: {self.message}", file=file, err=file is None)
 
 
+# Commands that load the MCP SDK, the web stack and the model (a second or more of imports):
+# imported when one of them runs (or `--help` lists them), not for every other command.
+SERVING_COMMANDS = {"serve": "serve", "scheduler": "scheduler_only"}
+SERVING_MODULE = "server.serve_cli"
+
+
 class ReverieGroup(click.Group):
-    """The root group: maps the errors an operator can fix, and Ctrl-C to exit 130."""
+    """The root group: maps the errors an operator can fix, and Ctrl-C to exit 130; loads the
+    serving commands on demand."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *SERVING_COMMANDS])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in SERVING_COMMANDS:
+            command: click.Command = getattr(
+                importlib.import_module(SERVING_MODULE), SERVING_COMMANDS[cmd_name]
+            )
+            return command
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -137,50 +83,6 @@ def reverie(verbose: bool) -> None:
     # them when the Neo4j jars are fetched); only their problems are worth showing.
     logging.getLogger("apscheduler").setLevel(logging.WARNING)
     logging.getLogger("httpx2").setLevel(logging.WARNING)
-
-
-@reverie.command()
-@click.option(
-    "--transport",
-    type=click.Choice(["stdio", "http"]),
-    default="stdio",
-    show_default=True,
-    help="stdio for one host window, http for a long-running server.",
-)
-@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
-@click.option(
-    "--port", type=click.IntRange(0, 65535), default=DEFAULT_HTTP_PORT, show_default=True, help="HTTP port."
-)
-@click.option(
-    "--scheduler/--no-scheduler",
-    default=True,
-    show_default=True,
-    help="Run the nightly dreaming scheduler for the profiles served (a missed night runs soon after start).",
-)
-def serve(transport: str, host: str, port: int, scheduler: bool) -> None:
-    """Run the MCP server."""
-    settings = load_settings()
-    if transport == "http":
-        _check_port_free(host, port)
-    anyio.run(check_graph, settings)
-    if transport == "stdio":
-        # The scheduler over stdio too: a desktop host is often the only Reverie process there is,
-        # and several servers of one profile still make one run a night (a unique key in the graph).
-        build_server(settings, "stdio", run_scheduler=scheduler).run("stdio")
-        return
-    tokens = _http_tokens(settings, host)
-    url = f"http://{host}:{port}"
-    server = build_server(settings, "http", tokens=tokens, public_url=url, run_scheduler=scheduler)
-    grants = tokens.grants()
-    local = next((grant for grant in grants if grant.profile == settings.reverie_profile), grants[0])
-    _announce(url, local, settings.tokens_path, _neo4j_after(settings))
-    serve_http(server, settings, host, port)
-
-
-@reverie.command("scheduler")
-def scheduler_only() -> None:
-    """Run only the nightly dreaming scheduler."""
-    anyio.run(run_scheduler_forever, load_settings())
 
 
 @reverie.group()
@@ -270,7 +172,7 @@ def setup() -> None:
     if settings.neo4j_uri:
         click.echo("The Neo4j at NEO4J_URI answers, and holds Reverie's schema")
     else:
-        click.echo(f"Neo4j runs at {uri} with Reverie's schema; {_neo4j_after(settings)}")
+        click.echo(f"Neo4j runs at {uri} with Reverie's schema; {neo4j_after(settings)}")
     click.echo(f"Reverie is set up in {settings.reverie_home}; start it with `reverie serve`.")
 
 

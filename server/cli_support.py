@@ -14,6 +14,22 @@ import click
 
 from graph.access import validate_profile_id
 from graph.errors import InvalidInputError
+from server.settings import ReverieSettings
+
+
+class CommandError(Exception):
+    """A failure the operator can fix; printed without a traceback."""
+
+
+def neo4j_after(settings: ReverieSettings) -> str:
+    """What becomes of the managed Neo4j when Reverie stops, as the settings make it."""
+    if settings.neo4j_uri:
+        return "the Neo4j at NEO4J_URI is not Reverie's to stop"
+    idle = settings.neo4j_stop_when_idle()
+    if idle is None:
+        return "the managed Neo4j keeps running; `reverie neo4j stop` ends it"
+    return f"the managed Neo4j stops {idle / 60:g} min after the last Reverie process leaves"
+
 
 P = ParamSpec("P")
 T = TypeVar("T")

@@ -16,9 +16,9 @@ from graph.connectors.grants import list_grants, revoke_grant
 from graph.connectors.records import Grant
 from graph.directory import list_profiles
 from graph.errors import InvalidInputError
-from server.app import opened_store
 from server.cli_support import PROFILE, echo_json, json_option, synchronous
 from server.settings import load_settings
+from server.stores import opened_store
 
 
 def _when(instant: datetime | None) -> str:

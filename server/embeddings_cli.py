@@ -20,9 +20,9 @@ from graph.embedding.provision import install_model
 from graph.embedding.status import semantic_status
 from graph.embedding.store import embed_missing
 from graph.errors import InvalidInputError
-from server.app import opened_store
 from server.cli_support import PROFILE, DownloadBar, exclusive_with, synchronous
 from server.settings import ReverieSettings, load_settings
+from server.stores import opened_store
 
 
 @click.group()

@@ -46,9 +46,3 @@ def logged_internal_error(where: str) -> str:
         f"Reverie hit an internal error (reference {reference}); nothing was reported as done. "
         "Retry once; if it happens again, the server log has the details under that reference."
     )
-
-
-def log_safe(text: str) -> str:
-    """`text` with every unprintable character written as its escape (a newline as \\n), so a value
-    a client or a token file supplies cannot start a forged line in the log or a listing."""
-    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)

@@ -36,8 +36,8 @@ from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from graph.text import log_safe
 from server.connectors.discovery import ScopeChallenge
-from server.errors import log_safe
 from server.lone_surrogates import mended_request
 from server.review import ROOT as REVIEW_ROOT
 from server.settings import ReverieSettings

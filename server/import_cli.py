@@ -32,10 +32,10 @@ from graph.history.load import Pending, Written, pending, write_pieces
 from graph.history.notes import read_notes
 from graph.history.pieces import Plan, plan_import
 from graph.history.records import Format, Parsed
-from server.app import opened_store
 from server.cli_support import PROFILE, synchronous
 from server.operator import cycle_now, describe
 from server.settings import load_settings
+from server.stores import opened_store
 
 Reason = TypeVar("Reason", bound=StrEnum)
 _NAMES = {

@@ -34,10 +34,10 @@ from graph.embedding.keeper import VectorKeeper, keeping
 from graph.embedding.loader import load_embedder
 from graph.errors import InvalidInputError, validation_problems
 from graph.memory.models import Authority, ClaimInput
-from server.app import endpoint_of, opened_store
 from server.cli_support import PROFILE, echo_json, json_option, synchronous
 from server.models import unattended_generator
 from server.settings import ReverieSettings, load_settings
+from server.stores import endpoint_of, opened_store
 
 Action = Callable[..., Awaitable[BaseModel]]
 

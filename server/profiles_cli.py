@@ -19,9 +19,9 @@ from graph.forgetting.models import ProfileCounts, ProfileSummary
 from graph.forgetting.profile import count_profile, erase_profile
 from graph.transfer.export import export_profile
 from graph.transfer.load import import_profile
-from server.app import opened_store
 from server.cli_support import PROFILE, echo_json, json_option, synchronous
 from server.settings import load_settings
+from server.stores import opened_store
 
 
 def _describe(counts: ProfileCounts) -> str:

@@ -6,14 +6,12 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Annotated
 from urllib.parse import parse_qs, urlsplit
-from zoneinfo import ZoneInfoNotFoundError
 
-import tzlocal
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from graph.access import DEFAULT_CALL_TIMEOUT_S, PROFILE_ID_RULE, validate_profile_id
-from graph.clock import known_zone
+from graph.clock import known_zone, machine_timezone
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig
 from graph.dreams.host_model import HostModelLimits
 from graph.dreams.lease import CycleLease
@@ -22,7 +20,7 @@ from graph.errors import InvalidInputError, shown_uri, validation_problems
 from graph.localdb.config import default_home
 from graph.localdb.memory import DEFAULT_SIZE, Neo4jMemory, parse_memory
 from graph.models.endpoint import COMPLETIONS_PATH, EndpointConfig
-from scheduler.nightly import STARTUP_GRACE_S
+from scheduler.nightly import STARTUP_GRACE_S, TICK_SECONDS
 
 # The driver also takes http(s), which needs a driver extra Reverie does not install.
 BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
@@ -138,6 +136,12 @@ class ReverieSettings(BaseSettings):
         ge=0,
         le=3600,
         description="Seconds a server's nightly scheduler waits after the start before its first look",
+    )
+    reverie_scheduler_tick_seconds: int = Field(
+        default=TICK_SECONDS,
+        ge=1,
+        le=3600,
+        description="Seconds between the nightly scheduler's looks at the nights (a busy profile waits one)",
     )
 
     # A model of the person's choosing: an OpenAI-compatible chat-completions endpoint.
@@ -350,15 +354,6 @@ def bolt_uri_problem(value: str) -> str | None:
     if any(len(values) != 1 or not values[0] for values in context.values()) or "address" in context:
         return f"a routing context gives each key once, with a value, and never 'address' (got {shown})"
     return None
-
-
-def machine_timezone() -> str:
-    """The machine's zone as an IANA name (never an opaque 'Local'), UTC when it cannot be told."""
-    try:
-        # tzlocal reads TZ, then the distribution's files; it raises when they name different zones.
-        return known_zone(tzlocal.get_localzone_name() or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        return "UTC"
 
 
 def read_key(path: Path) -> str:

@@ -20,9 +20,10 @@ import anyio
 import pytest
 from mcp_types import TextContent
 
+from graph.clock import machine_timezone
 from server.app import build_server
-from server.cli import INSPECTOR
-from server.settings import ReverieSettings, load_settings, machine_timezone
+from server.serve_cli import INSPECTOR
+from server.settings import ReverieSettings, load_settings
 from tests.conftest import not_provisioned
 
 REPOSITORY = Path(__file__).resolve().parent.parent

@@ -18,7 +18,7 @@ from graph.memory.models import ClaimInput, RememberResult
 from graph.memory.reflect import reflect
 from graph.recall.request import RecallRequest
 from graph.recall.search import recall
-from graph.schema import ensure_schema
+from graph.schema import RETIRED_INDEXES, SCHEMA_STATEMENTS, _name_in, ensure_schema
 from graph.scope import ScopedQuery
 
 pytestmark = pytest.mark.anyio
@@ -236,6 +236,10 @@ async def test_ensure_schema_is_idempotent(store: GraphStore, neo4j_settings: Co
     await ensure_schema(store.driver, neo4j_settings.database)
     await ensure_schema(store.driver, neo4j_settings.database)
     assert await _schema_names(store) == before
+    # ensure_schema skips a statement whose object it finds by name: every one names its own.
+    named = {_name_in(statement) for statement in SCHEMA_STATEMENTS}
+    assert len(named) == len(SCHEMA_STATEMENTS) and named <= indexes | constraints
+    assert not {_name_in(statement) for statement in RETIRED_INDEXES} & (indexes | constraints)
 
 
 async def test_reads_alone_see_their_own_profile_only_refuse_what_read_refuses_and_never_write(

@@ -18,7 +18,7 @@ from graph.localdb import LocalNeo4j
 from graph.localdb.idle import USERS_DIR
 from graph.localdb.memory import NAMED_SIZES
 
-IDLE_S = 4.0
+IDLE_S = 2.0
 ROOT = Path(__file__).resolve().parents[2]
 # A Reverie process as far as the local Neo4j is concerned: it uses the instance, says where the
 # server answers, and lives until its stdin closes.
@@ -33,8 +33,10 @@ sys.stdin.read()
 """
 
 
-@pytest.fixture
-def local() -> Iterator[LocalNeo4j]:
+@pytest.fixture(scope="module")
+def instance() -> Iterator[LocalNeo4j]:
+    """One instance for the module: its first start creates the store and sets the password (a
+    JVM run of its own), which each later start skips."""
     instance = LocalNeo4j(LocalNeo4j.default_home(), f"idle-{uuid.uuid4().hex[:8]}", NAMED_SIZES["small"])
     try:
         yield instance
@@ -43,12 +45,34 @@ def local() -> Iterator[LocalNeo4j]:
         shutil.rmtree(instance.instance_dir, ignore_errors=True)
 
 
+# The user processes the running test started: one its failure left behind would count as a
+# user of the next test's server.
+_STARTED: list[subprocess.Popen[str]] = []
+
+
+@pytest.fixture
+def local(instance: LocalNeo4j) -> Iterator[LocalNeo4j]:
+    """The module's instance, stopped, with an empty watcher log; stopped after, with every user
+    the test started gone."""
+    assert not instance.status().running
+    instance.watcher_log.unlink(missing_ok=True)
+    try:
+        yield instance
+    finally:
+        for process in _STARTED:
+            process.kill()
+            process.wait(timeout=30)
+        _STARTED.clear()
+        instance.stop()
+
+
 def _user(local: LocalNeo4j) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     argv = [sys.executable, "-c", USER, str(local.home), local.instance, str(IDLE_S)]
     process = subprocess.Popen(
         argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT
     )
+    _STARTED.append(process)
     assert process.stdout is not None
     assert process.stdout.readline().startswith("bolt://"), "the user process could not reach Neo4j"
     return process

@@ -13,7 +13,8 @@ from graph.dreams.config import DreamingConfig, configure_dreaming
 from graph.dreams.runs import latest_run_writers
 from graph.embedding.keeper import VectorKeeper
 from graph.memory.pipeline import RememberRequest, remember
-from server.app import endpoint_of, nightly_scheduler
+from server.app import nightly_scheduler
+from server.stores import endpoint_of
 from tests.scripted_endpoint import ANSWERING_MODEL, scripted_endpoint
 from tests.server.support import MEMORIES
 from tests.server.test_dream_endpoint import answers, endpoint_settings

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import traceback
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
@@ -18,6 +19,7 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
+from click.testing import CliRunner
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult
@@ -26,6 +28,7 @@ from bench.processes import ServerStartError, free_port, serving
 from graph.access import ConnectionSettings
 from server.app import build_server
 from server.auth import add_token
+from server.cli import reverie as reverie_command
 from server.settings import ReverieSettings
 from tests.conftest import TEST_PROFILE_PREFIX, not_provisioned
 
@@ -63,6 +66,25 @@ async def reverie(
     waited on its locks, a deadlock across two processes that Neo4j cannot see (the child ran
     out its timeout, twice in CI)."""
     return await anyio.to_thread.run_sync(partial(run_reverie, env, *arguments, timeout=seconds))
+
+
+def run_reverie_in_process(env: Mapping[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
+    """`run_reverie`, in this process (see `reverie_in_process`)."""
+    result = CliRunner().invoke(reverie_command, list(arguments), env=dict(env), prog_name="reverie")
+    stderr = result.stderr
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        # What the installed command would print: a test that asserts no traceback still can.
+        stderr += "".join(traceback.format_exception(result.exception))
+    return subprocess.CompletedProcess(["reverie", *arguments], result.exit_code, result.stdout, stderr)
+
+
+async def reverie_in_process(env: Mapping[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
+    """`reverie ARGUMENTS` as `reverie` runs it, but in this process (click's runner, in a worker
+    thread, with `env` as its environment and no input): the same command, exit code and output
+    without a process start, its imports and its model load (seconds each on a busy machine).
+    For tests of what a command does to the data; a test of the process itself (its start, its
+    output streams, its log) runs the installed command with `reverie`."""
+    return await anyio.to_thread.run_sync(partial(run_reverie_in_process, env, *arguments))
 
 
 def settings_for(neo4j: ConnectionSettings, profile_id: str) -> ReverieSettings:

@@ -13,7 +13,7 @@ from mcp import Client
 from graph.access import ProfileGraph
 from graph.memory.models import ClaimInput
 from graph.memory.pipeline import RememberRequest, remember
-from tests.server.conftest import CallTool, error_text, reverie
+from tests.server.conftest import CallTool, error_text, reverie_in_process
 from tests.server.support import claim_of, first_dream, promote, remember_all
 
 pytestmark = pytest.mark.anyio
@@ -57,10 +57,12 @@ async def test_a_yes_whose_claim_fails_is_confirmed_not_promoted_on_every_surfac
     assert (counts["confirmed"], counts["promoted"]) == (1, 0)
 
     arguments = ("dream", "list", "--status", "confirmed", "--profile", server_env["REVERIE_PROFILE"])
-    listed = await reverie(server_env, *arguments)
+    listed = await reverie_in_process(server_env, *arguments)
     assert listed.returncode == 0, listed.stderr
     assert f"{dream['id']}  [confirmed]" in listed.stdout
-    show = await reverie(server_env, "dream", "show", dream["id"], "--profile", server_env["REVERIE_PROFILE"])
+    show = await reverie_in_process(
+        server_env, "dream", "show", dream["id"], "--profile", server_env["REVERIE_PROFILE"]
+    )
     assert show.returncode == 0, show.stderr
     assert "[confirmed]" in show.stdout and "not memory yet" in show.stdout
 

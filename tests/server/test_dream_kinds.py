@@ -12,7 +12,7 @@ import pytest
 from mcp import Client
 
 from server.app import build_server
-from tests.server.conftest import CallTool, reverie, settings_for, structured
+from tests.server.conftest import CallTool, reverie_in_process, settings_for, structured
 from tests.server.support import promote, works_at
 
 pytestmark = pytest.mark.anyio
@@ -190,9 +190,11 @@ async def test_a_theme_that_builds_on_another_survives_export_and_import(
 ) -> None:
     first, grown = await grown_theme(call)
     path = tmp_path / "kinds.jsonl"
-    assert (await reverie(server_env, "profile", "export", profile_id, "--output", str(path))).returncode == 0
-    assert (await reverie(server_env, "profile", "delete", profile_id, "--yes")).returncode == 0
-    imported = await reverie(server_env, "profile", "import", str(path), "--profile", profile_id)
+    assert (
+        await reverie_in_process(server_env, "profile", "export", profile_id, "--output", str(path))
+    ).returncode == 0
+    assert (await reverie_in_process(server_env, "profile", "delete", profile_id, "--yes")).returncode == 0
+    imported = await reverie_in_process(server_env, "profile", "import", str(path), "--profile", profile_id)
     assert imported.returncode == 0, imported.stderr
 
     back = await call("get_dream", dream_id=grown["id"])

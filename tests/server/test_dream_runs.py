@@ -9,7 +9,7 @@ from mcp import Client
 
 from graph.access import ConnectionSettings
 from server.app import build_server
-from tests.server.conftest import CallTool, error_text, reverie, settings_for, structured
+from tests.server.conftest import CallTool, error_text, reverie_in_process, settings_for, structured
 from tests.server.support import remember_all
 
 pytestmark = pytest.mark.anyio
@@ -44,7 +44,7 @@ async def test_runs_are_listed_newest_first_with_what_became_of_their_dreams(
         await client.call_tool("list_dream_runs", {"cursor": "not-a-cursor"})
     )
 
-    printed = await reverie(server_env, "dream", "runs", "--profile", profile_id, "--limit", "1")
+    printed = await reverie_in_process(server_env, "dream", "runs", "--profile", profile_id, "--limit", "1")
     assert printed.returncode == 0, printed.stderr
     assert third["run_id"] in printed.stdout and "next page: --cursor" in printed.stdout
 

@@ -14,7 +14,7 @@ from graph.dreams.config import DreamingConfig
 from graph.dreams.cycle import CycleRequest, run_cycle
 from graph.dreams.models import DreamRun
 from server.app import build_server
-from tests.server.conftest import CallTool, error_text, reverie, settings_for, structured
+from tests.server.conftest import CallTool, error_text, reverie_in_process, settings_for, structured
 from tests.server.support import MEMORIES, claim_of, first_dream, promote, remember_all
 
 pytestmark = pytest.mark.anyio
@@ -294,7 +294,7 @@ async def test_three_memories_of_one_thread_are_linked_once_each_never_in_a_tria
 
 
 async def operator(env: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
-    return await reverie(env, "dream", *arguments, "--profile", env["REVERIE_PROFILE"])
+    return await reverie_in_process(env, "dream", *arguments, "--profile", env["REVERIE_PROFILE"])
 
 
 async def test_an_operator_promotes_a_dream_with_the_claims_the_person_claim_of(

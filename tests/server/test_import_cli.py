@@ -11,7 +11,7 @@ import pytest
 
 from bench.history_exports import ChatGptConversation, write_export
 from graph.access import ConnectionSettings
-from tests.server.conftest import reverie
+from tests.server.conftest import reverie_in_process
 from tests.server.support import database
 
 pytestmark = pytest.mark.anyio
@@ -43,18 +43,22 @@ async def test_dry_run_then_import_then_again(
     server_env: dict[str, str], profile_id: str, tmp_path: Path, neo4j_settings: ConnectionSettings
 ) -> None:
     export = str(chatgpt_export(tmp_path / "chatgpt.zip"))
-    dry = await reverie(server_env, "import", "chatgpt", export, "--profile", profile_id, "--dry-run")
+    dry = await reverie_in_process(
+        server_env, "import", "chatgpt", export, "--profile", profile_id, "--dry-run"
+    )
     assert dry.returncode == 0, dry.stderr
     assert "3 conversations, 6 messages of the person's, 2023-10-02 to 2023-12-21" in dry.stdout
     assert "to store 3" in dry.stdout
     assert "Left out: code only 3; replies and other speakers' words 3." in dry.stdout
     assert await fragments(neo4j_settings, profile_id) == 0
 
-    done = await reverie(server_env, "import", "chatgpt", export, "--profile", profile_id, "--dream")
+    done = await reverie_in_process(
+        server_env, "import", "chatgpt", export, "--profile", profile_id, "--dream"
+    )
     assert done.returncode == 0, done.stderr
     assert "Stored 3 memories" in done.stdout
     assert "dream:" in done.stdout  # the cycle's report
-    again = await reverie(server_env, "import", "chatgpt", export, "--profile", profile_id)
+    again = await reverie_in_process(server_env, "import", "chatgpt", export, "--profile", profile_id)
     assert "already there 3" in again.stdout and "to store 0" in again.stdout
     assert await fragments(neo4j_settings, profile_id) == 3
 
@@ -64,7 +68,7 @@ async def test_a_broken_file_or_an_undated_note_is_refused_and_writes_nothing(
 ) -> None:
     cut = tmp_path / "conversations.json"
     cut.write_text('[{"uuid": "k", "chat_messages": [{"uuid": "m", "sender": "human", "text": "hi"', "utf-8")
-    refused = await reverie(server_env, "import", "claude", str(cut), "--profile", profile_id)
+    refused = await reverie_in_process(server_env, "import", "claude", str(cut), "--profile", profile_id)
     assert refused.returncode == 2
     assert "it was cut short" in refused.stderr and "Nothing was imported" in refused.stderr
 
@@ -72,12 +76,12 @@ async def test_a_broken_file_or_an_undated_note_is_refused_and_writes_nothing(
     (tmp_path / "notes" / "2024-02-01-walk.md").write_text("A long walk on the moor.")
     (tmp_path / "notes" / "ideas.md").write_text("Build a bird box.")
     notes = str(tmp_path / "notes")
-    undated = await reverie(server_env, "import", "notes", notes, "--profile", profile_id)
+    undated = await reverie_in_process(server_env, "import", "notes", notes, "--profile", profile_id)
     assert undated.returncode == 2
     assert "ideas.md: the note has no date" in undated.stderr
     assert await fragments(neo4j_settings, profile_id) == 0
 
-    dated = await reverie(
+    dated = await reverie_in_process(
         server_env, "import", "notes", notes, "--profile", profile_id, "--undated-date", "2024-03-01"
     )
     assert dated.returncode == 0, dated.stderr

@@ -23,6 +23,9 @@ pytestmark = pytest.mark.anyio
 # Nightly dreaming on, due since midnight UTC: a server started now finds today's night missed.
 MISSED_NIGHT = {"DREAMING_ENABLED": "true", "DREAMING_TIMEZONE": "UTC", "DREAMING_START_TIME_LOCAL": "00:00"}
 GRACE_S = 8
+# Between the scheduler's looks (a minute in production): a server that found the profile busy
+# looks again after one tick; the last test waits out two.
+TICK_S = 5
 
 
 @asynccontextmanager
@@ -70,10 +73,15 @@ async def test_two_stdio_servers_of_one_profile_make_one_run_of_the_night(
 ) -> None:
     await remember(graph, RememberRequest(content="I swim in the lake before work in summer."))
     # Both first look at the night within the same minute, a few seconds apart.
-    env = {**server_env, **MISSED_NIGHT, "REVERIE_SCHEDULER_GRACE_SECONDS": str(GRACE_S)}
+    env = {
+        **server_env,
+        **MISSED_NIGHT,
+        "REVERIE_SCHEDULER_GRACE_SECONDS": str(GRACE_S),
+        "REVERIE_SCHEDULER_TICK_SECONDS": str(TICK_S),
+    }
     async with stdio_servers(env, 2):
         await finished_runs(graph, 120)
-        # A scheduler that found the profile busy looks again a minute later.
-        await anyio.sleep(61)
+        # A scheduler that found the profile busy looks again a tick later.
+        await anyio.sleep(2 * TICK_S)
         runs = await finished_runs(graph, 30)
     assert [(run.trigger, run.status) for run in runs] == [("scheduled", "completed")]

@@ -6,7 +6,7 @@ import pytest
 
 from graph.access import ConnectionSettings
 from graph.schema import UnsupportedServerError, is_supported
-from server.app import check_graph
+from server.stores import check_graph
 from tests.server.conftest import settings_for
 
 

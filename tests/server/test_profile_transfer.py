@@ -12,14 +12,14 @@ from mcp import Client
 
 from graph.access import ConnectionSettings
 from server.app import build_server
-from tests.server.conftest import CallTool, reverie, settings_for, structured
+from tests.server.conftest import CallTool, reverie_in_process, settings_for, structured
 from tests.server.support import ANY_NODE, database, fill
 
 pytestmark = pytest.mark.anyio
 
 
 async def export(env: dict[str, str], profile_id: str, path: Path, *flags: str) -> list[str]:
-    done = await reverie(env, "profile", "export", profile_id, "--output", str(path), *flags)
+    done = await reverie_in_process(env, "profile", "export", profile_id, "--output", str(path), *flags)
     assert done.returncode == 0, done.stderr
     lines = (await anyio.Path(path).read_text(encoding="utf-8")).splitlines()
     assert json.loads(lines[0])["profile_id"] == profile_id
@@ -40,14 +40,14 @@ async def test_a_profile_exported_erased_and_imported_is_identical(
     first = await export(server_env, profile_id, tmp_path / "first.jsonl", "--embeddings")
     assert "Zephyrine" not in "".join(first)  # another profile's memories never leave with this one
     assert await export(server_env, profile_id, tmp_path / "again.jsonl", "--embeddings") == first
-    erased = await reverie(server_env, "profile", "delete", profile_id, "--yes")
+    erased = await reverie_in_process(server_env, "profile", "delete", profile_id, "--yes")
     assert erased.returncode == 0, erased.stderr
 
-    imported = await reverie(
+    imported = await reverie_in_process(
         server_env, "profile", "import", str(tmp_path / "first.jsonl"), "--profile", profile_id
     )
     assert imported.returncode == 0, imported.stderr
-    twice = await reverie(
+    twice = await reverie_in_process(
         server_env, "profile", "import", str(tmp_path / "first.jsonl"), "--profile", profile_id
     )
     assert twice.returncode == 0, twice.stderr
@@ -72,9 +72,9 @@ async def test_without_embeddings_the_memories_await_a_backfill_elsewhere(
     await call("recall_memory", query="bees")
     lines = await export(server_env, profile_id, tmp_path / "plain.jsonl")
     assert all(json.loads(line).get("embedding") is None for line in lines)
-    await reverie(server_env, "profile", "delete", profile_id, "--yes")
+    await reverie_in_process(server_env, "profile", "delete", profile_id, "--yes")
 
-    imported = await reverie(
+    imported = await reverie_in_process(
         server_env, "profile", "import", str(tmp_path / "plain.jsonl"), "--profile", profile_id
     )
 
@@ -108,7 +108,9 @@ async def test_a_bad_line_is_refused_by_number_and_nothing_is_imported(
     )
     target = profile_id + "-copy"
 
-    refused = await reverie(server_env, "profile", "import", str(tmp_path / "bad.jsonl"), "--profile", target)
+    refused = await reverie_in_process(
+        server_env, "profile", "import", str(tmp_path / "bad.jsonl"), "--profile", target
+    )
 
     assert refused.returncode == 2 and "line 3" in refused.stderr and "Nothing was imported" in refused.stderr
     assert (await database(neo4j_settings, ANY_NODE, profile_id=target))[0]["nodes"] == 0
@@ -125,7 +127,7 @@ async def test_ids_another_profile_holds_are_refused_before_anything_is_written(
     await export(server_env, profile_id, tmp_path / "mine.jsonl")
     target = profile_id + "-copy"
 
-    refused = await reverie(
+    refused = await reverie_in_process(
         server_env, "profile", "import", str(tmp_path / "mine.jsonl"), "--profile", target
     )
 

@@ -14,7 +14,7 @@ import pytest
 from graph.access import ConnectionSettings, GraphStore, ProfileTx
 from graph.transfer import queries as q
 from graph.transfer.load import _write_batches, check_file
-from tests.server.conftest import CallTool, reverie
+from tests.server.conftest import CallTool, reverie_in_process
 from tests.server.support import ANY_NODE, claim_of, database
 
 pytestmark = pytest.mark.anyio
@@ -28,7 +28,7 @@ async def exported(call: CallTool, env: dict[str, str], profile_id: str, path: P
 
 
 async def export_lines(env: dict[str, str], profile_id: str, path: Path) -> list[str]:
-    done = await reverie(env, "profile", "export", profile_id, "--output", str(path))
+    done = await reverie_in_process(env, "profile", "export", profile_id, "--output", str(path))
     assert done.returncode == 0, done.stderr
     return (await anyio.Path(path).read_text(encoding="utf-8")).splitlines(keepends=True)
 
@@ -61,7 +61,7 @@ async def test_a_file_that_is_not_whole_is_refused_and_nothing_is_written(
     broken.write_text("".join(BROKEN[case](lines)), encoding="utf-8")
     target = profile_id + "-copy"
 
-    refused = await reverie(server_env, "profile", "import", str(broken), "--profile", target)
+    refused = await reverie_in_process(server_env, "profile", "import", str(broken), "--profile", target)
 
     assert refused.returncode == 2, refused.stdout
     assert "Nothing was imported" in refused.stderr and "Imported" not in refused.stdout
@@ -76,14 +76,14 @@ async def test_a_format_1_file_is_read_only_when_accepted_as_unproven(
     header = json.loads(lines[0]) | {"reverie_export": 1}
     old = tmp_path / "old.jsonl"
     old.write_text(json.dumps(header) + "\n" + "".join(lines[1:-1]), encoding="utf-8")
-    assert (await reverie(server_env, "profile", "delete", profile_id, "--yes")).returncode == 0
+    assert (await reverie_in_process(server_env, "profile", "delete", profile_id, "--yes")).returncode == 0
 
-    refused = await reverie(server_env, "profile", "import", str(old), "--profile", profile_id)
+    refused = await reverie_in_process(server_env, "profile", "import", str(old), "--profile", profile_id)
     assert refused.returncode == 2 and "reverie profile export" in refused.stderr
     assert "--accept-unproven" in refused.stderr
     assert (await database(neo4j_settings, ANY_NODE, profile_id=profile_id))[0]["nodes"] == 0
 
-    accepted = await reverie(
+    accepted = await reverie_in_process(
         server_env, "profile", "import", str(old), "--profile", profile_id, "--accept-unproven"
     )
     assert accepted.returncode == 0, accepted.stderr
@@ -111,21 +111,21 @@ async def test_an_import_cut_short_is_refused_to_another_file_and_finished_by_it
     other = tmp_path / "other.jsonl"
     other.write_text(resealed(changed(lines)[:-1]), encoding="utf-8")
     assert check_file(other).nodes == check_file(whole).nodes  # a whole file, only another one
-    assert (await reverie(server_env, "profile", "delete", profile_id, "--yes")).returncode == 0
+    assert (await reverie_in_process(server_env, "profile", "delete", profile_id, "--yes")).returncode == 0
     # What an import killed after its nodes leaves: the mark, the nodes, no relationships.
     graph = store.profile(profile_id)
     await graph.write(ProfileTx.run, q.MARK_IMPORT, sha256=check_file(whole).sha256.hexdigest())
     await _write_batches(graph, whole, edges=False)
     half = (await database(neo4j_settings, ANY_NODE, profile_id=profile_id))[0]["nodes"]
 
-    exporting = await reverie(
+    exporting = await reverie_in_process(
         server_env, "profile", "export", profile_id, "--output", str(tmp_path / "x.jsonl")
     )
     assert exporting.returncode == 2 and "did not finish" in exporting.stderr
-    another = await reverie(server_env, "profile", "import", str(other), "--profile", profile_id)
+    another = await reverie_in_process(server_env, "profile", "import", str(other), "--profile", profile_id)
     assert another.returncode == 2 and "did not finish" in another.stderr
     assert (await database(neo4j_settings, ANY_NODE, profile_id=profile_id))[0]["nodes"] == half
 
-    finished = await reverie(server_env, "profile", "import", str(whole), "--profile", profile_id)
+    finished = await reverie_in_process(server_env, "profile", "import", str(whole), "--profile", profile_id)
     assert finished.returncode == 0, finished.stderr
     assert (await export_lines(server_env, profile_id, tmp_path / "again.jsonl"))[1:-1] == lines[1:-1]

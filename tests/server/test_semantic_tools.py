@@ -20,7 +20,7 @@ from graph.memory.pipeline import RememberRequest, remember
 from graph.schema import VECTOR_DIMENSIONS
 from server.app import build_server
 from server.settings import SettingsError, load_settings
-from tests.server.conftest import CallTool, reverie, run_reverie, settings_for, structured
+from tests.server.conftest import CallTool, reverie_in_process, run_reverie, settings_for, structured
 
 pytestmark = pytest.mark.anyio
 
@@ -125,7 +125,7 @@ async def test_the_backfill_command_embeds_what_an_old_graph_lacks(
         await remember(graph, RememberRequest(content=text))  # stored before vectors existed
 
     async def embeddings(*arguments: str) -> subprocess.CompletedProcess[str]:
-        return await reverie(server_env, "embeddings", *arguments, "--profile", graph.profile_id)
+        return await reverie_in_process(server_env, "embeddings", *arguments, "--profile", graph.profile_id)
 
     before = await embeddings("status")
     filled = await embeddings("backfill")

@@ -19,9 +19,10 @@ pytestmark = pytest.mark.unit
 
 
 def _zone_under(tz: str) -> str:
-    # A fresh process: tzlocal keeps the zone it found for the life of the process.
+    # A fresh process: tzlocal keeps the zone it found for the life of the process. The module
+    # imports little, so each process is quick.
     env = {**os.environ, "TZ": tz}
-    script = "from server.settings import machine_timezone; print(machine_timezone())"
+    script = "from graph.clock import machine_timezone; print(machine_timezone())"
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
     return done.stdout.strip()
 

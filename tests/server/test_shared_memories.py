@@ -13,7 +13,7 @@ import pytest
 from mcp import Client
 
 from graph.access import ConnectionSettings
-from tests.server.conftest import CallTool, caller, error_text, reverie
+from tests.server.conftest import CallTool, caller, error_text, reverie_in_process
 from tests.server.support import ANY_NODE, database
 from tests.server.test_dream_kinds import DAYS, EVERYDAY, KAYAK, PEANUTS, cited, day, dreams_of
 
@@ -37,8 +37,10 @@ async def remember_kayak(call: CallTool, shared: str | None) -> set[str]:
 async def export_and_erase(env: dict[str, str], profile_id: str, folder: Path) -> Path:
     """The profile written to a file, then erased: what an import brings back is the file's."""
     path = folder / "profile.jsonl"
-    assert (await reverie(env, "profile", "export", profile_id, "--output", str(path))).returncode == 0
-    assert (await reverie(env, "profile", "delete", profile_id, "--yes")).returncode == 0
+    assert (
+        await reverie_in_process(env, "profile", "export", profile_id, "--output", str(path))
+    ).returncode == 0
+    assert (await reverie_in_process(env, "profile", "delete", profile_id, "--yes")).returncode == 0
     return path
 
 
@@ -82,7 +84,7 @@ async def test_the_shared_kind_survives_export_and_import_and_still_makes_no_the
 ) -> None:
     await remember_kayak(call, "link_title")
     path = await export_and_erase(server_env, profile_id, tmp_path)
-    imported = await reverie(server_env, "profile", "import", str(path), "--profile", profile_id)
+    imported = await reverie_in_process(server_env, "profile", "import", str(path), "--profile", profile_id)
     assert imported.returncode == 0, imported.stderr
 
     kinds = {
@@ -116,7 +118,7 @@ async def test_a_json_lines_entry_carries_its_shared_kind_and_an_unknown_one_imp
     ]
     history = tmp_path / "history.jsonl"
     history.write_text("".join(json.dumps(entry) + "\n" for entry in entries), "utf-8")
-    refused = await reverie(server_env, "import", "jsonl", str(history), "--profile", profile_id)
+    refused = await reverie_in_process(server_env, "import", "jsonl", str(history), "--profile", profile_id)
     assert refused.returncode == 2, refused.stderr
     assert (
         "line 3" in refused.stderr and "shared" in refused.stderr and "Nothing was imported" in refused.stderr
@@ -124,7 +126,7 @@ async def test_a_json_lines_entry_carries_its_shared_kind_and_an_unknown_one_imp
     assert (await database(neo4j_settings, ANY_NODE, profile_id=profile_id)) == [{"nodes": 0}]
 
     history.write_text("".join(json.dumps(entry) + "\n" for entry in entries[:2]), "utf-8")
-    done = await reverie(server_env, "import", "jsonl", str(history), "--profile", profile_id)
+    done = await reverie_in_process(server_env, "import", "jsonl", str(history), "--profile", profile_id)
     assert done.returncode == 0, done.stderr
     rows = await database(neo4j_settings, SHARED_KINDS, profile_id=profile_id)
     assert {row["text"]: row["shared"] for row in rows} == {
@@ -144,7 +146,7 @@ async def test_a_profile_file_with_an_unknown_shared_kind_is_refused_whole(
     path = await export_and_erase(server_env, profile_id, tmp_path)
     path.write_text(path.read_text("utf-8").replace('"photo_caption"', '"selfie"'), "utf-8")
 
-    refused = await reverie(server_env, "profile", "import", str(path), "--profile", profile_id)
+    refused = await reverie_in_process(server_env, "profile", "import", str(path), "--profile", profile_id)
 
     assert refused.returncode != 0 and "shared" in refused.stderr and "photo_caption" in refused.stderr, (
         refused.stderr

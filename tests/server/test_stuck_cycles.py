@@ -19,7 +19,7 @@ import pytest
 from mcp import Client
 
 from graph.dreams.lease import ABANDONED, RELEASED, CycleLease
-from tests.server.conftest import CallTool, error_text, reverie
+from tests.server.conftest import CallTool, error_text, reverie_in_process
 from tests.server.support import MEMORIES
 
 pytestmark = pytest.mark.anyio
@@ -112,11 +112,11 @@ async def test_an_operator_releases_a_dead_holders_lock_at_once(
     await remembered(call)
     with killed_holder(server_env):
         held = await latest(call)
-        released = await reverie(server_env, "dream", "unlock", "--profile", profile_id)
+        released = await reverie_in_process(server_env, "dream", "unlock", "--profile", profile_id)
         assert released.returncode == 0, released.stderr
         assert held["run_id"] in released.stdout
         after = await latest(call)
         assert after["status"] == "interrupted" and after["error"] == RELEASED
         assert (await call("run_dreaming_cycle", max_outputs=3))["status"] == "completed"
-        again = await reverie(server_env, "dream", "unlock", "--profile", profile_id)
+        again = await reverie_in_process(server_env, "dream", "unlock", "--profile", profile_id)
         assert "no cycle held this profile" in again.stdout

@@ -18,7 +18,7 @@ from bench.processes import serving
 from graph.localdb import free_port
 from server.auth import add_token, load_token_file
 from server.token_registry import TokenRegistry
-from tests.server.conftest import REVERIE, HttpServer, reverie, run_reverie
+from tests.server.conftest import REVERIE, HttpServer, reverie, run_reverie_in_process
 from tests.server.support import INITIALIZE, MCP_HEADERS, start_failure
 
 pytestmark = pytest.mark.anyio
@@ -31,7 +31,7 @@ def token_env(tokens: Path) -> dict[str, str]:
 
 def create(tokens: Path, profile: str, name: str, scopes: str = "read,write") -> str:
     """`reverie token create`; returns the token it printed."""
-    created = run_reverie(
+    created = run_reverie_in_process(
         token_env(tokens), "token", "create", "--profile", profile, "--name", name, "--scopes", scopes
     )
     assert created.returncode == 0, created.stderr
@@ -106,7 +106,7 @@ def test_a_broken_token_file_keeps_the_last_good_tokens_and_says_so(
 def test_token_list_shows_names_profiles_scopes_and_fingerprints_never_a_token(tmp_path: Path) -> None:
     tokens = tmp_path / "tokens.json"
     secrets = [create(tokens, "alice", "laptop"), create(tokens, "bob", "phone", scopes="read")]
-    listed = run_reverie(token_env(tokens), "token", "list")
+    listed = run_reverie_in_process(token_env(tokens), "token", "list")
     assert listed.returncode == 0, listed.stderr
     rows = [line.split() for line in listed.stdout.splitlines()]
     fingerprints = {grant.name: grant.fingerprint for grant in load_token_file(tokens).tokens}
@@ -128,15 +128,15 @@ def test_revoke_removes_exactly_the_named_token_and_an_unclear_choice_changes_no
     env = token_env(tokens)
     before = tokens.read_bytes()
     for choice, complaint in [("twin", "2 tokens"), ("desktop", "No token"), ("0123456789ab", "No token")]:
-        refused = run_reverie(env, "token", "revoke", choice)
+        refused = run_reverie_in_process(env, "token", "revoke", choice)
         assert refused.returncode == 2 and complaint in refused.stderr, refused.stderr
         assert "Traceback" not in refused.stderr and twin not in refused.stderr
         assert tokens.read_bytes() == before
 
-    assert run_reverie(env, "token", "revoke", "laptop").returncode == 0
+    assert run_reverie_in_process(env, "token", "revoke", "laptop").returncode == 0
     assert [grant.name for grant in load_token_file(tokens).tokens] == ["twin", "twin"]
     bobs = next(grant for grant in load_token_file(tokens).tokens if grant.token == twin)
-    assert run_reverie(env, "token", "revoke", bobs.fingerprint).returncode == 0
+    assert run_reverie_in_process(env, "token", "revoke", bobs.fingerprint).returncode == 0
     assert [grant.profile for grant in load_token_file(tokens).tokens] == ["alice"]
     assert stat.S_IMODE(tokens.stat().st_mode) == 0o600
 
@@ -149,9 +149,9 @@ def test_token_show_prints_the_named_token_again_and_an_unclear_choice_prints_no
     env = token_env(tokens)
     fingerprint = next(grant.fingerprint for grant in load_token_file(tokens).tokens if grant.token == twin)
     for choice, token in [("laptop", laptop), (fingerprint, twin)]:
-        shown = run_reverie(env, "token", "show", choice)
+        shown = run_reverie_in_process(env, "token", "show", choice)
         assert (shown.returncode, shown.stdout) == (0, token + "\n"), shown.stderr
-    refused = run_reverie(env, "token", "show", "twin")
+    refused = run_reverie_in_process(env, "token", "show", "twin")
     assert refused.returncode == 2 and "2 tokens" in refused.stderr and refused.stdout == ""
     assert twin not in refused.stderr
 
@@ -188,7 +188,7 @@ def test_a_token_granted_twice_is_refused_naming_the_grants_not_the_token(
     tokens.write_text(json.dumps(content))
     tokens.chmod(0o600)
 
-    listed = run_reverie(token_env(tokens), "token", "list")
+    listed = run_reverie_in_process(token_env(tokens), "token", "list")
     started = start_failure(
         {**server_env, "REVERIE_TOKENS_FILE": str(tokens)}, "--transport", "http", "--port", str(free_port())
     )
@@ -222,7 +222,7 @@ def test_a_symlinked_token_file_is_written_through_and_a_dangling_one_is_refused
     link.symlink_to(target)
     env = token_env(link)
 
-    refused = run_reverie(env, "token", "create", "--profile", "alice")
+    refused = run_reverie_in_process(env, "token", "create", "--profile", "alice")
     assert refused.returncode == 2, refused.stderr
     assert f"{link} is a symlink to {target}, which does not exist" in refused.stderr
     assert link.is_symlink() and not target.exists()
@@ -231,7 +231,7 @@ def test_a_symlinked_token_file_is_written_through_and_a_dangling_one_is_refused
     target.write_text('{"tokens": []}')
     token = create(link, "alice", "laptop")
     assert link.is_symlink() and [grant.token for grant in load_token_file(target).tokens] == [token]
-    assert run_reverie(env, "token", "revoke", "laptop").returncode == 0
+    assert run_reverie_in_process(env, "token", "revoke", "laptop").returncode == 0
     assert link.is_symlink() and load_token_file(target).tokens == []
 
 

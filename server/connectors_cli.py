@@ -13,8 +13,8 @@ import click
 
 from graph.access import GraphStore
 from graph.connectors.grants import list_grants, revoke_grant
+from graph.connectors.lookup import granted_profiles
 from graph.connectors.records import Grant
-from graph.directory import list_profiles
 from graph.errors import InvalidInputError
 from server.cli_support import PROFILE, echo_json, json_option, synchronous
 from server.settings import load_settings
@@ -45,7 +45,7 @@ def _as_json(grant: Grant) -> dict[str, object]:
 
 
 async def _grants(store: GraphStore, only: str | None) -> list[Grant]:
-    profiles = [profile_id for profile_id, _ in await list_profiles(store, None if only is None else [only])]
+    profiles = [only] if only is not None else await granted_profiles(store)
     return [grant for profile_id in profiles for grant in await list_grants(store.profile(profile_id))]
 
 

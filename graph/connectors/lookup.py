@@ -1,4 +1,5 @@
-"""The deliberate cross-profile reads of this package: which profile a presented secret belongs to.
+"""The deliberate cross-profile reads of this package: which profile a presented secret belongs to,
+and, for the operator's `reverie connectors list`, which profiles have connected apps.
 
 A bearer token, an authorization code or a review-session cookie arrives before anyone knows its
 profile, so it is looked up by its digest alone (a unique index seek). Each read returns the one
@@ -34,6 +35,21 @@ _FIND_SESSION: Final[LiteralString] = (
     "RETURN s.profile_id AS profile_id, s.token_digest AS token_digest, "
     "toString(s.expires_at) AS expires_at, s.notice AS notice"
 )
+
+
+# Profile ids only, for the operator who runs the command; each one's grants are then read
+# through its own `ProfileGraph`. A grant needs no Profile node: consent can be a profile's first.
+_GRANTED_PROFILES: Final[LiteralString] = (
+    "MATCH (g:OAuthGrant) WHERE g.profile_id IS NOT NULL "
+    "RETURN DISTINCT g.profile_id AS profile_id ORDER BY profile_id"
+)
+
+
+async def granted_profiles(store: GraphStore) -> list[str]:
+    """Every profile with at least one connected app."""
+    async with store.session() as session:
+        result = await session.run(_GRANTED_PROFILES)
+        return [str(record["profile_id"]) async for record in result]
 
 
 async def _one(store: GraphStore, query: LiteralString, digest: str) -> Row | None:

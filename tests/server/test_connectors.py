@@ -30,7 +30,7 @@ from graph.connectors import grants
 from graph.connectors.records import Grant
 from server.auth import token_digest
 from tests.server.browser import browser, open_consent, screenshot
-from tests.server.conftest import HttpServer, http_mcp, http_serving, reverie, structured
+from tests.server.conftest import HttpServer, http_mcp, http_serving, reverie, reverie_in_process, structured
 from tests.server.connector_support import (
     CSRF,
     Callback,
@@ -167,7 +167,9 @@ async def test_connected_apps_are_listed_and_revoked_on_the_page_and_the_command
     second = await connector.tokens(server.write_token, profile)
     page = await connector.http.get("/review/connectors")
     assert page.status_code == 200 and page.text.count("Test connector") >= 2
-    listed = await reverie(env, "connectors", "list", "--profile", profile, "--json")
+    listed = await reverie_in_process(env, "connectors", "list", "--profile", profile, "--json")
+    everyone = await reverie_in_process(env, "connectors", "list", "--json")
+    assert {grant["profile"] for grant in json.loads(everyone.stdout)} >= {profile}
     assert listed.returncode == 0, listed.stderr
     mine = [grant for grant in json.loads(listed.stdout) if grant["client_id"] == connector.client_id]
     assert [grant["scopes"] for grant in mine] == [["read", "write"]] * 2

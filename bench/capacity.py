@@ -218,11 +218,13 @@ async def _cycling(call: Call, work: Workload, stop: anyio.Event, outcomes: list
 
 async def _beside_cycles(options: CapacityOptions, where: Fleet, token: str, work: Workload) -> str:
     """Recall alone at `cycle_rate`, then the same offer (the same arrivals) while cycles run,
-    then alone again: on a shared machine the load drifts, and the two alone bracket it."""
+    then alone again: on a shared machine the load drifts, and the two alone bracket it. The
+    same offer runs once unmeasured first: right after a load, Neo4j still works through it."""
     seed = work.rng.randrange(1 << 30)
     schedule = arrivals({"recall_memory": options.cycle_rate}, options.cycle_seconds, seed)
     outcomes: list[str | None] = []
     async with pool(where.url, token) as calls:
+        await offer(schedule, calls[1:], work.arguments, options.cycle_seconds)
         before = await offer(schedule, calls[1:], work.arguments, options.cycle_seconds)
         stop = anyio.Event()
         async with anyio.create_task_group() as cycles:

@@ -92,8 +92,8 @@ class Embedder:
         return await anyio.to_thread.run_sync(self._encode_in_turn, [prefix + text for text in texts])
 
     async def query(self, text: str, asker: str) -> Vector:
-        """The question's vector; one `asker` (a profile) asked a moment ago is taken from
-        `QueryVectors` rather than encoded again."""
+        """The question's vector; a question `asker` (a profile) asked a moment ago is taken
+        from `QueryVectors` rather than encoded again."""
         kept = self._queries.get(asker, text)
         if kept is not None:
             return kept
@@ -108,7 +108,7 @@ class Embedder:
 
 class QueryVectors:
     """The vectors of the latest questions, by who asked them and their words (least recently
-    used dropped first). A host asks the same question again often (at the start of each
+    used dropped first). A host may ask the same question again (at the start of each
     conversation, on a retry), and its encoding is a third of a recall's CPU in the server. Kept
     per asker, so that how fast a recall answers never tells one profile what another asked."""
 

@@ -118,11 +118,13 @@ def _pinged(client: Client) -> Call:
 
 
 @asynccontextmanager
-async def pool(url: str, token: str, mode: ConnectMode = "auto") -> AsyncIterator[list[Call]]:
-    """`POOL` clients of `url`; `ping` exists only in the handshake era (mode "legacy")."""
+async def pool(
+    url: str, token: str, mode: ConnectMode = "auto", size: int = POOL
+) -> AsyncIterator[list[Call]]:
+    """`size` clients of `url`; `ping` exists only in the handshake era (mode "legacy")."""
     async with AsyncExitStack() as stack:
         calls = []
-        for _ in range(POOL):
+        for _ in range(size):
             http = await stack.enter_async_context(lanes.bearer_client(token))
             client = await stack.enter_async_context(Client(lanes.http_transport(url, http), mode=mode))
             calls.append(_pinged(client))
@@ -224,14 +226,16 @@ async def _beside_cycles(options: CapacityOptions, where: Fleet, token: str, wor
     schedule = arrivals({"recall_memory": options.cycle_rate}, options.cycle_seconds, seed)
     outcomes: list[str | None] = []
     async with pool(where.url, token) as calls:
-        await offer(schedule, calls[1:], work.arguments, options.cycle_seconds)
-        before = await offer(schedule, calls[1:], work.arguments, options.cycle_seconds)
+        await offer(schedule, calls, work.arguments, options.cycle_seconds)
+        before = await offer(schedule, calls, work.arguments, options.cycle_seconds)
         stop = anyio.Event()
-        async with anyio.create_task_group() as cycles:
-            cycles.start_soon(_cycling, calls[0], work, stop, outcomes)
-            beside = await offer(schedule, calls[1:], work.arguments, options.cycle_seconds)
+        # A client of its own, opened now: one idle past the server's keep-alive may find its
+        # connection closed under it.
+        async with pool(where.url, token, size=1) as cycler, anyio.create_task_group() as cycles:
+            cycles.start_soon(_cycling, cycler[0], work, stop, outcomes)
+            beside = await offer(schedule, calls, work.arguments, options.cycle_seconds)
             stop.set()
-        after = await offer(schedule, calls[1:], work.arguments, options.cycle_seconds)
+        after = await offer(schedule, calls, work.arguments, options.cycle_seconds)
     ran = sum(outcome is None for outcome in outcomes)
     named = (f"beside {ran} cycles ({len(outcomes) - ran} refused)", beside)
     parts = []

@@ -13,6 +13,10 @@ at a low rate, the server's and Neo4j's CPU time (/proc) divided by the calls; a
 the floor every call pays. Beside them, the closed-loop lane's recall (`bench/mixed.py`: 16
 clients recalling back to back), run in the same process for `--closed-loop-seconds`.
 
+And whether a dreaming cycle holds recall up: on one process, recall alone is offered at
+`--cycle-rate` for `--cycle-seconds`, then the same offer while cycles run back to back, then
+alone again, and the three p50/p95 are printed side by side.
+
 The clients run in the bench's process, on the same cores: on a shared machine the figures are
 noise. Nothing is asserted.
 """
@@ -65,6 +69,8 @@ class CapacityOptions:
     calibrate_rate: float
     calibrate_seconds: float
     closed_loop_seconds: float
+    cycle_rate: float
+    cycle_seconds: float
     seed: int
     instance: str
 
@@ -112,11 +118,13 @@ def _pinged(client: Client) -> Call:
 
 
 @asynccontextmanager
-async def pool(url: str, token: str, mode: ConnectMode = "auto") -> AsyncIterator[list[Call]]:
-    """`POOL` clients of `url`; `ping` exists only in the handshake era (mode "legacy")."""
+async def pool(
+    url: str, token: str, mode: ConnectMode = "auto", size: int = POOL
+) -> AsyncIterator[list[Call]]:
+    """`size` clients of `url`; `ping` exists only in the handshake era (mode "legacy")."""
     async with AsyncExitStack() as stack:
         calls = []
-        for _ in range(POOL):
+        for _ in range(size):
             http = await stack.enter_async_context(lanes.bearer_client(token))
             client = await stack.enter_async_context(Client(lanes.http_transport(url, http), mode=mode))
             calls.append(_pinged(client))
@@ -204,6 +212,40 @@ async def _calibrate(
     return "CPU ms per call, server + Neo4j, each tool alone: " + "; ".join(parts)
 
 
+async def _cycling(call: Call, work: Workload, stop: anyio.Event, outcomes: list[str | None]) -> None:
+    """Cycles back to back, each asked once the one before answered, until `stop`."""
+    while not stop.is_set():
+        outcomes.append(await call("run_dreaming_cycle", work.arguments("run_dreaming_cycle")))
+
+
+async def _beside_cycles(options: CapacityOptions, where: Fleet, token: str, work: Workload) -> str:
+    """Recall alone at `cycle_rate`, then the same offer (the same arrivals) while cycles run,
+    then alone again: on a shared machine the load drifts, and the two alone bracket it. The
+    same offer runs once unmeasured first: right after a load, Neo4j still works through it."""
+    seed = work.rng.randrange(1 << 30)
+    schedule = arrivals({"recall_memory": options.cycle_rate}, options.cycle_seconds, seed)
+    outcomes: list[str | None] = []
+    async with pool(where.url, token) as calls:
+        await offer(schedule, calls, work.arguments, options.cycle_seconds)
+        before = await offer(schedule, calls, work.arguments, options.cycle_seconds)
+        stop = anyio.Event()
+        # A client of its own, opened now: one idle past the server's keep-alive may find its
+        # connection closed under it.
+        async with pool(where.url, token, size=1) as cycler, anyio.create_task_group() as cycles:
+            cycles.start_soon(_cycling, cycler[0], work, stop, outcomes)
+            beside = await offer(schedule, calls, work.arguments, options.cycle_seconds)
+            stop.set()
+        after = await offer(schedule, calls, work.arguments, options.cycle_seconds)
+    ran = sum(outcome is None for outcome in outcomes)
+    named = (f"beside {ran} cycles ({len(outcomes) - ran} refused)", beside)
+    parts = []
+    for name, tally in (("alone", before), named, ("alone again", after)):
+        latency = tally.latency("recall_memory")
+        errors = tally.error_count("recall_memory")
+        parts.append(f"{name}: p50 {latency.p50_ms:.0f} p95 {latency.p95_ms:.0f} ms, {errors} errors")
+    return f"recall at {options.cycle_rate:g}/s offered, 1 process, " + "; ".join(parts)
+
+
 def _step_line(processes: int, step: Step) -> str:
     tools = []
     for tool in step.tally.tools():
@@ -269,6 +311,8 @@ async def _run(options: CapacityOptions, work_dir: Path) -> None:
             with fleet(db.settings, work_dir, tokens, count) as where:
                 if count == 1 and options.calibrate_seconds > 0:
                     print(await _calibrate(options, where, token, work, db.pid), flush=True)
+                if count == 1 and options.cycle_seconds > 0:
+                    print(await _beside_cycles(options, where, token, work), flush=True)
                 found[count] = capacity(await _open_loop(options, where, token, work, db.pid))
         for count, rate in found.items():
             reached = f"{rate:g} recalls/s" if rate is not None else "none of the rates offered"
@@ -308,6 +352,10 @@ def parse(argv: Sequence[str] | None) -> CapacityOptions:
     parser.add_argument(
         "--closed-loop-seconds", type=float, default=30.0, help="closed-loop recall (0: none)"
     )
+    parser.add_argument("--cycle-rate", type=float, default=10.0, help="recalls/s beside cycles")
+    parser.add_argument(
+        "--cycle-seconds", type=float, default=30.0, help="recall alone, then beside cycles (0: none)"
+    )
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--instance", default=INSTANCE, help="the managed Neo4j instance (wiped first)")
     args = parser.parse_args(argv)
@@ -319,6 +367,8 @@ def parse(argv: Sequence[str] | None) -> CapacityOptions:
         calibrate_rate=args.calibrate_rate,
         calibrate_seconds=args.calibrate_seconds,
         closed_loop_seconds=args.closed_loop_seconds,
+        cycle_rate=args.cycle_rate,
+        cycle_seconds=args.cycle_seconds,
         seed=args.seed,
         instance=args.instance,
     )

@@ -159,7 +159,7 @@ async def run(measured: int, others: int, tenants: int, query_count: int, reuse:
     texts = [memory.request.content for memory in factory.memories(7, 2_000)]
     base = np.array(await embedder.passages(texts), dtype=np.float32)
     asked_texts = queries(factory.vocabulary, query_count, 11)
-    asked = np.array([await embedder.query(text) for text in asked_texts], dtype=np.float32)
+    asked = np.array([await embedder.query(text, MEASURED) for text in asked_texts], dtype=np.float32)
     with provisioned(INSTANCE) as database:
         driver = driver_for(database.settings)
         try:

@@ -212,7 +212,7 @@ async def _encoded(graph: ProfileGraph, request: RecallRequest, vectors: VectorK
     model = vectors.embedder
     async with anyio.create_task_group() as group:
         group.start_soon(vectors.settled, graph)
-        vector = await model.query(request.query)
+        vector = await model.query(request.query, graph.profile_id)
     return _QueryVector(packed(vector), model.model_id, model.spec.min_score)
 
 

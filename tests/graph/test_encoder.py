@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Sequence
+
 import anyio
 import pytest
 
-from graph.embedding.encoder import Embedder
+from graph.embedding.encoder import Embedder, OnnxEncoder, QueryVectors
 
 pytestmark = pytest.mark.anyio
 
@@ -30,3 +33,47 @@ async def test_a_text_gets_the_same_vector_alone_as_beside_other_texts(embedder:
 
     assert beside[-1] == alone
     assert all(vector == alone for vector in concurrent.values())
+
+
+class _CountedRuns:
+    """The real encoder, with its runs counted."""
+
+    def __init__(self, encoder: OnnxEncoder) -> None:
+        self.encoder = encoder
+        self.texts: list[str] = []
+
+    def encode(self, texts: Sequence[str]) -> list[list[float]]:
+        self.texts.extend(texts)
+        return self.encoder.encode(texts)
+
+
+async def test_a_question_asked_again_by_its_profile_is_not_encoded_again(
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    question = f"where did we adopt the puppy {uuid.uuid4().hex}"
+    counted = _CountedRuns(embedder._encoder)
+    monkeypatch.setattr(embedder, "_encoder", counted)
+
+    first = await embedder.query(question, "alice")
+    first[0] = 42.0  # the caller's own list: the kept vector must not change with it
+    again = await embedder.query(question, "alice")
+    by_another = await embedder.query(question, "bob")
+
+    fresh = counted.encoder.encode([embedder.spec.query_prefix + question])[0]
+    assert again == fresh
+    assert by_another == fresh
+    # Once for alice, once for bob (kept apart, so timing tells bob nothing of alice).
+    assert len(counted.texts) == 2
+
+
+def test_the_least_recently_asked_question_goes_first() -> None:
+    kept = QueryVectors(size=2)
+    kept.keep("alice", "dogs", [1.0, 0.0])
+    kept.keep("alice", "cats", [0.0, 1.0])
+    assert kept.get("alice", "dogs") == [1.0, 0.0]
+    kept.keep("alice", "birds", [0.5, 0.5])
+
+    assert kept.get("alice", "cats") is None
+    assert kept.get("alice", "dogs") == [1.0, 0.0]
+    assert kept.get("alice", "birds") == [0.5, 0.5]
+    assert kept.get("bob", "dogs") is None

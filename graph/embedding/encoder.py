@@ -9,6 +9,7 @@ is not encoded again (`QueryVectors`).
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -107,27 +108,34 @@ class Embedder:
 
 
 class QueryVectors:
-    """The vectors of the latest questions, by who asked them and their words (least recently
-    used dropped first). A host may ask the same question again (at the start of each
+    """The vectors of the latest questions, by who asked them and a digest of their words (least
+    recently used dropped first). A host may ask the same question again (at the start of each
     conversation, on a retry), and its encoding is a third of a recall's CPU in the server. Kept
-    per asker, so that how fast a recall answers never tells one profile what another asked."""
+    per asker, so that how fast a recall answers never tells one profile what another asked, and
+    by digest, so that no question's words stay in the process after its recall."""
 
     def __init__(self, size: int) -> None:
         self._size = size
-        self._vectors: OrderedDict[tuple[str, str], NDArray[np.float32]] = OrderedDict()
+        self._vectors: OrderedDict[tuple[str, bytes], NDArray[np.float32]] = OrderedDict()
 
     def get(self, asker: str, text: str) -> Vector | None:
-        vector = self._vectors.get((asker, text))
+        key = _key(asker, text)
+        vector = self._vectors.get(key)
         if vector is None:
             return None
-        self._vectors.move_to_end((asker, text))
+        self._vectors.move_to_end(key)
         # A new list each time: the caller owns the list it is given. The model made float32s,
         # so the list holds the very numbers it gave.
         unit: Vector = vector.tolist()
         return unit
 
     def keep(self, asker: str, text: str, vector: Vector) -> None:
-        self._vectors[(asker, text)] = np.array(vector, dtype=np.float32)
-        self._vectors.move_to_end((asker, text))
+        key = _key(asker, text)
+        self._vectors[key] = np.array(vector, dtype=np.float32)
+        self._vectors.move_to_end(key)
         while len(self._vectors) > self._size:
             self._vectors.popitem(last=False)
+
+
+def _key(asker: str, text: str) -> tuple[str, bytes]:
+    return asker, hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()

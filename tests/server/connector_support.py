@@ -7,19 +7,27 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 import secrets
+import ssl
 import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from bench.processes import free_port
 from graph.access import ConnectionSettings
@@ -184,6 +192,66 @@ def callback_server() -> Iterator[Callback]:
     thread.start()
     try:
         yield callback
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def self_signed_certificate(folder: Path) -> tuple[Path, Path]:
+    """A certificate for "localhost" that signs itself, and its key: trusted by a client given it
+    as SSL_CERT_FILE, as a public site's certificate is by everyone."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.now(UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(minutes=5))
+        .not_valid_after(now + timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost")]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = folder / "localhost.pem", folder / "localhost.key"
+    cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    return cert_path, key_path
+
+
+@contextmanager
+def https_document(certificate: tuple[Path, Path], document: dict[str, Any]) -> Iterator[str]:
+    """`document` as JSON over HTTPS at https://localhost:PORT/client.json (its `client_id` is set
+    to that URL), as a connector publishes its client metadata document; yields the URL."""
+    port = free_port()
+    url = f"https://localhost:{port}/client.json"
+    body = json.dumps({**document, "client_id": url}).encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200 if self.path == "/client.json" else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(*certificate)
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield url
     finally:
         server.shutdown()
         server.server_close()

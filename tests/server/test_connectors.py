@@ -37,8 +37,10 @@ from tests.server.connector_support import (
     Connector,
     callback_server,
     env,
+    https_document,
     profile,
     query_of,
+    self_signed_certificate,
 )
 
 pytestmark = pytest.mark.anyio
@@ -158,6 +160,63 @@ async def test_a_connector_discovers_registers_is_allowed_calls_refreshes_and_is
     assert await connector.mcp_status(fresh["access_token"]) == 401
     assert (await connector.refresh(fresh["refresh_token"])).json()["error"] == "invalid_grant"
     assert await granted(store, profile, connector.client_id) == []
+
+
+async def test_a_connector_known_by_its_metadata_document_over_tls_is_allowed_and_calls(
+    browser: WebDriver, env: dict[str, str], profile: str, store: GraphStore, tmp_path: Path
+) -> None:
+    """A Client ID Metadata Document end to end: the SDK's client names itself by an https URL,
+    Reverie fetches the document over real TLS (a certificate for "localhost", trusted through
+    SSL_CERT_FILE; loopback allowed only by the development setting), the person allows, the
+    connector calls a tool. No registration is made."""
+    storage = Remembered()
+    certificate = self_signed_certificate(tmp_path)
+    with (
+        callback_server() as callback,
+        https_document(
+            certificate,
+            {
+                "client_name": "Phone notes by URL",
+                "redirect_uris": [callback.url],
+                "grant_types": ["authorization_code", "refresh_token"],
+                "response_types": ["code"],
+                "token_endpoint_auth_method": "none",
+            },
+        ) as document_url,
+        http_serving(
+            env,
+            profile,
+            tmp_path,
+            name="cimd",
+            public=True,
+            REVERIE_DEV_LOOPBACK_METADATA="true",
+            SSL_CERT_FILE=str(certificate[0]),
+        ) as server,
+    ):
+
+        async def redirect(url: str) -> None:
+            await anyio.to_thread.run_sync(consent_in_browser, browser, url, server, callback)
+
+        async def came_back() -> AuthorizationCodeResult:
+            query = callback.wait()
+            return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
+
+        metadata = OAuthClientMetadata(
+            redirect_uris=[callback.url],  # type: ignore[list-item]
+            token_endpoint_auth_method="none",
+        )
+        auth = OAuthClientProvider(
+            server.url, metadata, storage, redirect, came_back, client_metadata_url=document_url
+        )
+        async with (
+            httpx2.AsyncClient(auth=auth, timeout=httpx2.Timeout(30, read=120)) as signed,
+            Client(streamable_http_client(server.url, http_client=signed)) as client,
+        ):
+            stored = structured(await client.call_tool("remember", {"content": "Swim on Thursdays."}))
+            assert stored["fragment"]["id"]
+    assert storage.client is not None and storage.client.client_id == document_url
+    [grant] = await granted(store, profile, document_url)
+    assert grant.client_name == "Phone notes by URL" and grant.last_used_at is not None
 
 
 async def test_connected_apps_are_listed_and_revoked_on_the_page_and_the_command_line(

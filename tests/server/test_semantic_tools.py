@@ -113,7 +113,7 @@ async def test_every_model_makes_vectors_the_size_the_index_holds(embedder: Embe
         if model is None and installed_files(LocalNeo4j.default_home(), spec) is not None:
             model = load_embedder(LocalNeo4j.default_home(), name)
         if model is not None:
-            vector = await model.query("a short question")
+            vector = await model.query("a short question", "t-dimensions")
             assert len(vector) == spec.dimensions == VECTOR_DIMENSIONS
             assert abs(sum(value * value for value in vector) - 1.0) < 1e-4
 

@@ -13,7 +13,7 @@ import secrets
 import ssl
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -168,18 +168,19 @@ class Callback:
         return self.query
 
 
+# What a local page answers a GET of a path with: status, content type and body.
+Answer = Callable[[str], tuple[int, str, bytes]]
+
+
 @contextmanager
-def callback_server() -> Iterator[Callback]:
-    port = free_port()
-    callback = Callback(f"http://127.0.0.1:{port}/callback")
+def local_page(port: int, answer: Answer, tls: ssl.SSLContext | None = None) -> Iterator[None]:
+    """A page on 127.0.0.1:`port` (over TLS with `tls`), served by a thread while the block runs."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            callback.query.update(query_of(self.path))
-            callback.received.set()
-            body = b"<html><body><main>Connected; you can close this page.</main></body></html>"
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
+            status, content_type, body = answer(self.path)
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
@@ -188,13 +189,29 @@ def callback_server() -> Iterator[Callback]:
             return
 
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield callback
+        yield
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def callback_server() -> Iterator[Callback]:
+    port = free_port()
+    callback = Callback(f"http://127.0.0.1:{port}/callback")
+
+    def came_back(path: str) -> tuple[int, str, bytes]:
+        callback.query.update(query_of(path))
+        callback.received.set()
+        return 200, "text/html", b"<html><body><main>Connected; you can close this page.</main></body></html>"
+
+    with local_page(port, came_back):
+        yield callback
 
 
 def self_signed_certificate(folder: Path) -> tuple[Path, Path]:
@@ -233,25 +250,10 @@ def https_document(certificate: tuple[Path, Path], document: dict[str, Any]) -> 
     url = f"https://localhost:{port}/client.json"
     body = json.dumps({**document, "client_id": url}).encode()
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(200 if self.path == "/client.json" else 404)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def document_or_nothing(path: str) -> tuple[int, str, bytes]:
+        return (200 if path == "/client.json" else 404), "application/json", body
 
-        def log_message(self, format: str, *args: Any) -> None:
-            return
-
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(*certificate)
-    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(*certificate)
+    with local_page(port, document_or_nothing, tls):
         yield url
-    finally:
-        server.shutdown()
-        server.server_close()

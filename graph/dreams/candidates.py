@@ -34,14 +34,13 @@ from graph.dreams.evidence import (
     CandidatePair,
     Meaning,
     common_ceiling,
+    evidence_score,
     is_restatement,
     link_score,
-    meaning_score,
     rare_shared,
     shared_terms,
     term_root,
     topical_roots,
-    word_score,
 )
 from graph.dreams.models import sources_key
 from graph.dreams.neighbours import ExactSpace, MeaningSpace, Neighbours, open_space, pair_id
@@ -241,13 +240,9 @@ async def _shortlist(
         local = seed_mean.get(item.seed.id)
         meaning = Meaning(cosine, local, local) if cosine is not None and local is not None else None
         found = _Found(item.seed, item.other, cosine)
-        estimates.append((-_upper_score(_candidate(found, meaning, frequency, corpus_size)), key, found))
+        estimates.append((-evidence_score(_candidate(found, meaning, frequency, corpus_size)), key, found))
     estimates.sort(key=lambda entry: (entry[0], entry[1]))
     return {key: found for _, key, found in estimates[: SHORTLIST_PER_OUTPUT * max_outputs]}
-
-
-def _upper_score(pair: CandidatePair) -> float:
-    return meaning_score(pair) + word_score(pair)
 
 
 # --- evidence -------------------------------------------------------------------------------

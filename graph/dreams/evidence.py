@@ -276,18 +276,49 @@ def addressed_only(text: str) -> frozenset[str]:
     return frozenset(addressed - elsewhere)
 
 
+# The words on one side of a word that make a sentence frame (`frames_around`).
+FRAME_WORDS: Final = 2
+
+
+def frames_around(root: str, text: str) -> frozenset[tuple[str, ...]]:
+    """The `FRAME_WORDS` words before and after each use of `root` in `text`, marked by side:
+    every word, not only topical ones, since a routine's frame is mostly small words ("split with
+    my flatmate", "Ugh, my inbox is")."""
+    words = tokens(text)
+    found: set[tuple[str, ...]] = set()
+    for at in (index for index, word in enumerate(words) if term_root(word) == root):
+        before, after = words[max(0, at - FRAME_WORDS) : at], words[at + 1 : at + 1 + FRAME_WORDS]
+        found |= {("before", *before)} if len(before) == FRAME_WORDS else set()
+        found |= {("after", *after)} if len(after) == FRAME_WORDS else set()
+    return frozenset(found)
+
+
+def in_one_frame(term: str, texts: tuple[str, str]) -> bool:
+    """Whether both texts say `term` in one frame: a routine sentence said twice with another
+    value elsewhere ("Paid the phone bill, split with my flatmate", "Paid the car insurance,
+    split with ..."), so the word comes with the routine rather than tying the two."""
+    root = term_root(term)
+    return bool(frames_around(root, texts[0]) & frames_around(root, texts[1]))
+
+
 def rare_shared(
     pair_texts: tuple[str, str], terms: Sequence[str], frequency: Mapping[str, int], corpus_size: int
 ) -> tuple[SharedTerm, ...]:
-    """The shared words few memories use, strongest first; common ones and names used only to
-    address someone are no evidence."""
+    """The shared words few memories use, strongest first; common ones, names used only to
+    address someone, and words both say in one routine frame (unless they name one thing only
+    these two name) are no evidence."""
     ceiling = common_ceiling(corpus_size)
     names = shared_names(*pair_texts)
     addressed = addressed_only(pair_texts[0]) | addressed_only(pair_texts[1])
-    kept = [
+    counted = [
         SharedTerm(term, count, english_rarity(term), term_root(term) in names)
         for term in terms
         if (count := max(1, frequency.get(term, 1))) <= ceiling and term_root(term) not in addressed
+    ]
+    kept = [
+        term
+        for term in counted
+        if (term.frequency <= 2 and names_one_thing(term)) or not in_one_frame(term.term, pair_texts)
     ]
     return tuple(sorted(kept, key=lambda t: (-term_weight(t, corpus_size), t.term)))
 
@@ -346,9 +377,22 @@ def is_restatement(pair: CandidatePair) -> bool:
     return bool(union) and len(first & second) / len(union) >= NEAR_DUPLICATE_OVERLAP
 
 
+def shares_a_unique_name(pair: CandidatePair) -> bool:
+    """Whether the two are the only memories naming one thing (a person, a place, an axolotl)."""
+    return any(term.frequency <= 2 and names_one_thing(term) for term in pair.shared)
+
+
 def evidence_score(pair: CandidatePair) -> float:
-    """Meaning and rare words as one number, whether or not it makes a connection."""
-    return meaning_score(pair) + word_score(pair)
+    """Meaning and rare words as one number, whether or not it makes a connection.
+
+    Where the two are the only memories naming one thing, meaning can add to the name but not
+    take it away: a vector stands for a whole memory, and a name said in passing beside other news
+    ("...calm shift. Lent Treladou my umbrella.") is drowned by the rest, so two memories that are
+    otherwise about different days read as far apart while the name ties them all the same."""
+    meaning = meaning_score(pair)
+    if shares_a_unique_name(pair):
+        meaning = max(meaning, 0.0)
+    return meaning + word_score(pair)
 
 
 def link_floor(corpus_size: int, with_meaning: bool = True) -> float:

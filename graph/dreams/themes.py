@@ -38,6 +38,7 @@ from graph.dreams.evidence import (
     can_name_a_thing,
     common_ceiling,
     english_rarity,
+    frames_around,
     term_root,
     term_weight,
     topical_roots,
@@ -64,6 +65,9 @@ MAX_SHARED: Final = 0.5
 # on average, say one fixed phrase again.
 PHRASE_WINDOW: Final = 3
 MAX_SHARED_PHRASE: Final = 0.75
+# The share of pairs of sources that must say the thread's word in one frame for it to be a
+# routine's slot.
+MIN_SAME_FRAME: Final = 0.5
 # A word in more memories than this is part of the person's everyday life, not a thread; the
 # bound also keeps a large profile's holder lookups small.
 MAX_HOLDERS: Final = 40
@@ -103,6 +107,8 @@ class Theme:
     sittings: int  # separate sittings it came up in
     weight: float
     builds_on: str | None = None
+    # Written as a name: one thing (a person, a cafe), whatever else each source says.
+    named: bool = False
     coherence: float | None = None  # CSLS units, when the sources have vectors
     bar: float | None = None  # the CSLS units the coherence had to reach that night
 
@@ -160,7 +166,7 @@ def _theme(root: str, holders: Sequence[Memory], corpus_size: int) -> Theme | No
     if not named and (english < MIN_ENGLISH_RARITY or not can_name_a_thing(term)):
         return None
     best = [max(group, key=lambda m: (_substantive(m), m.when())) for group in groups]
-    if _repeated(root, best) or _stock_phrase(root, best):
+    if _repeated(root, best) or (not named and (_stock_phrase(root, best) or _one_frame(root, best))):
         return None
     weight = term_weight(SharedTerm(term, len(holders), english, named), corpus_size)
     return Theme(
@@ -170,6 +176,7 @@ def _theme(root: str, holders: Sequence[Memory], corpus_size: int) -> Theme | No
         holders=len(holders),
         sittings=len(groups),
         weight=weight * math.log(len(groups)),
+        named=named,
     )
 
 
@@ -184,6 +191,18 @@ def _stock_phrase(root: str, sources: Sequence[Memory]) -> bool:
     surfboard", three photos apart): the same words said again, however different the rest of
     each memory is, not a subject coming back."""
     return _mean_overlap([_around(root, memory.text) for memory in sources]) >= MAX_SHARED_PHRASE
+
+
+def _one_frame(root: str, sources: Sequence[Memory]) -> bool:
+    """Whether the word fills one slot of a sentence the person says again and again ("Night
+    shift on radiology, calm", "Ugh, my inbox is a mess today", "We should get tacos soon"): in
+    at least `MIN_SAME_FRAME` of the pairs of sources it comes in one frame (`frames_around`).
+    That is a routine with one of its everyday values, not a subject coming back; a subject comes
+    back in new sentences ("my pottery class", "glazing a bowl at pottery", "the pottery show")."""
+    frames = [frames_around(root, memory.text) for memory in sources]
+    pairs = list(combinations(frames, 2))
+    same = sum(bool(a & b) for a, b in pairs)
+    return bool(pairs) and same >= MIN_SAME_FRAME * len(pairs)
 
 
 def _around(root: str, text: str) -> set[str]:
@@ -267,7 +286,7 @@ async def _seeded_postings(tx: ProfileTx, corpus_size: int) -> dict[str, list[Me
     return {root: list(holders.values()) for root, holders in postings.items()}
 
 
-async def _coherent(space: MeaningSpace, themes: Sequence[Theme]) -> list[Theme]:
+async def coherent_themes(space: MeaningSpace, themes: Sequence[Theme]) -> list[Theme]:
     """The themes whose sources are one subject, not one word used about several ("brighten" a
     room, a day, a life): on average closer to each other, beside their usual neighbours, than
     nearly every pair of memories from different threads (`COHERENCE_QUANTILE`)."""
@@ -293,7 +312,9 @@ async def _coherent(space: MeaningSpace, themes: Sequence[Theme]) -> list[Theme]
         pairs = (pair_id(x.id, y.id) for x, y in combinations(theme.sources, 2))
         scores = [score for pair in pairs if (score := closeness(pair)) is not None]
         coherence = fmean(scores) if scores else None
-        if coherence is None or coherence >= bar:
+        # A name ties its sources whatever else each says: beside different news, they read as
+        # far apart in meaning while being about one person or place all the same.
+        if theme.named or coherence is None or coherence >= bar:
             kept.append(replace(theme, coherence=coherence, bar=bar))
     return kept
 
@@ -327,7 +348,7 @@ async def find_themes(tx: ProfileTx, space: MeaningSpace | None, corpus_size: in
     # memory, a vector search each otherwise.
     themes = themes if isinstance(space, ExactSpace) else themes[:MAX_WEIGHED]
     if space is not None and themes:
-        themes = await _coherent(space, themes)
+        themes = await coherent_themes(space, themes)
     if not themes:
         return []
     rows = await tx.run(q.EARLIER_THEMES, topics=[theme.topic for theme in themes])

@@ -107,6 +107,42 @@ def test_a_shared_rare_name_links_memories_whose_meanings_are_not_far_apart() ->
     assert link_score(pair(first, unnamed, 0.80, neighbourhood=0.79, size=200)) is None
 
 
+def test_a_name_only_two_memories_say_links_them_however_far_apart_the_rest_of_them_is() -> None:
+    """A name said in passing beside other news: the vectors read the news, the name ties them."""
+    first = memory("a", "Night shift on the stroke unit, calm. Lent Treladou my umbrella.")
+    second = memory("b", "Paid the gas bill, late. Treladou rang in the evening.", 30)
+    far = pair(first, second, 0.70, neighbourhood=0.80, size=40)
+    assert far.meaning is not None and far.meaning.distinctiveness < 0
+    assert link_score(far) is not None
+    # Without a name of its own, the same distance keeps two memories apart.
+    common = memory("c", "Paid the gas bill, late. My sister rang in the evening.", 30)
+    assert link_score(pair(first, common, 0.70, neighbourhood=0.80, size=40)) is None
+
+
+def test_a_word_both_say_in_one_routine_frame_is_no_evidence_unless_it_names_one_thing() -> None:
+    first = memory("a", "Paid the car insurance, split with my flatmate.")
+    second = memory("b", "Paid the phone bill, split with my flatmate.", 20)
+    shared = shared_terms(first.text, second.text)
+    frequency = dict.fromkeys(shared, 4)
+    kept = {term.term for term in rare_shared((first.text, second.text), shared, frequency, 40)}
+    assert {"split", "flatmate"} <= set(shared) and not kept & {"split", "flatmate"}
+    # The same word in sentences of their own is evidence.
+    other = memory("c", "My flatmate is moving to Leeds in spring.", 20)
+    terms = shared_terms(first.text, other.text)
+    assert [t.term for t in rare_shared((first.text, other.text), terms, dict.fromkeys(terms, 4), 40)] == [
+        "flatmate"
+    ]
+    # A name only the two say ties them in any frame.
+    named = (
+        memory("d", "Paid the rent, then coffee with Ysolde."),
+        memory("e", "Lunch with Ysolde at noon.", 9),
+    )
+    terms = shared_terms(named[0].text, named[1].text)
+    assert [
+        t.term for t in rare_shared((named[0].text, named[1].text), terms, dict.fromkeys(terms, 2), 40)
+    ] == ["ysolde"]
+
+
 def test_meaning_alone_must_stand_well_above_both_neighbourhoods() -> None:
     first, second = (
         memory("a", "My knee hurts after running."),

@@ -107,6 +107,38 @@ def test_no_theme_from_one_sitting_a_short_span_an_everyday_word_or_one_sentence
     assert themes_in({"washing": routine}, 60) == []
 
 
+def test_a_word_filling_one_slot_of_a_routine_sentence_is_no_theme_and_a_name_in_any_frame_is() -> None:
+    shifts = forty_days_apart(
+        "s",
+        "Night shift on radiology, calm.",
+        "Night shift on radiology, a difficult family, more or less.",
+        "Night shift on radiology, three admissions again.",
+    )
+    complaints = forty_days_apart(
+        "c",
+        "Ugh, my inbox is awful today.",
+        "Ugh, my inbox is a mess today.",
+        "Ugh, my inbox is so slow today.",
+    )
+    cafe = forty_days_apart(
+        "k",
+        "Paid the rent, on time. Coffee at Krotravon first.",
+        "Cycled to work this morning, sunny. Stopped by Krotravon for a pastry.",
+        "In the garden I weeded the beans. Krotravon had a queue out the door.",
+    )
+    assert themes_in({"radiology": shifts}, 40) == []
+    assert themes_in({"inbox": complaints}, 40) == []
+    assert [theme.term for theme in themes_in({"krotravon": cafe}, 40)] == ["Krotravon"]
+    # A name said in one frame each time ("my sister Ana") is still one person coming back.
+    sister = forty_days_apart(
+        "a",
+        "Went to the market with my sister Ana and bought plums.",
+        "Dinner with my sister Ana, who is thinking of moving to Porto.",
+        "Helped my sister Ana paint her hallway a dark green.",
+    )
+    assert [theme.term for theme in themes_in({"ana": sister}, 40)] == ["Ana"]
+
+
 def test_a_facts_time_is_not_a_sitting() -> None:
     facts = [memory(m.text, 40 * i, f"f{i}", kind="fact") for i, m in enumerate(KAYAK[:3])]
     assert themes_in({"kayak": facts}, 60) == []

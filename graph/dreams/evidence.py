@@ -332,10 +332,14 @@ def idf(term: SharedTerm, corpus_size: int) -> float:
 @lru_cache(maxsize=65536)
 def can_name_a_thing(term: str) -> bool:
     """Whether the word can be a noun: English's lexicon (lemminflect's) gives it a noun reading,
-    or does not know it (a name, "axolotl", "EpiPen"). "Elated", "swamped", "brightens" and
-    "yep" cannot: they say how something felt or went, not what it was about."""
-    readings = getAllLemmas(term.casefold())
-    return not readings or "NOUN" in readings or "PROPN" in readings
+    or does not know it (a name, "axolotl", "EpiPen"), or it is a verb's -ing form, which names
+    an activity ("quilting", "whittling"; the lexicon lists those as verbs only). "Elated",
+    "swamped", "brightens" and "yep" cannot: they say how something felt or went, not what it
+    was about."""
+    word = term.casefold()
+    readings = getAllLemmas(word)
+    gerund = word.endswith("ing") and "VERB" in readings
+    return not readings or gerund or "NOUN" in readings or "PROPN" in readings
 
 
 def names_one_thing(term: SharedTerm) -> bool:

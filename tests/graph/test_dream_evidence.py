@@ -354,6 +354,9 @@ def test_a_word_only_the_pair_uses_and_english_rarely_does_weighs_as_a_name() ->
     # Used by a third memory, or a word English uses often: no longer one thing.
     assert not names_one_thing(SharedTerm("axolotl", 3, 1.0, entity=False))
     assert not names_one_thing(SharedTerm("hectic", 2, english_rarity("hectic"), entity=False))
+    # A pastime named by a verb's -ing form is one thing; how a day went is not.
+    assert names_one_thing(SharedTerm("quilting", 2, english_rarity("quilting"), entity=False))
+    assert not names_one_thing(SharedTerm("swamped", 2, english_rarity("swamped"), entity=False))
     planted = pair(
         memory("a", "My nephew wants an axolotl for his birthday."),
         memory("b", "At the pet shop an axolotl stared at me through the glass.", 30),

@@ -50,6 +50,8 @@ IDF_FLOOR_CORPUS: Final = 100
 EVERYDAY_ZIPF: Final = 5.5
 UNCOMMON_ZIPF: Final = 3.0
 ENTITY_WEIGHT: Final = 3.0
+# Below this English rarity (`english_rarity`) a word is everyday English ("work", "dinner").
+EVERYDAY_RARITY: Final = 0.5
 ENGLISH: Final = "en"
 COMMON_SHARE: Final = 0.05
 # Counting how many memories use a word stops here: past it the word is common at any size.
@@ -280,16 +282,25 @@ def addressed_only(text: str) -> frozenset[str]:
 FRAME_WORDS: Final = 2
 
 
+def everyday(word: str) -> bool:
+    """A word of everyday English or of small talk: what a routine sentence is made of."""
+    return word in FILLER_WORDS or english_rarity(word) < EVERYDAY_RARITY
+
+
 def frames_around(root: str, text: str) -> frozenset[tuple[str, ...]]:
-    """The `FRAME_WORDS` words before and after each use of `root` in `text`, marked by side:
-    every word, not only topical ones, since a routine's frame is mostly small words ("split with
-    my flatmate", "Ugh, my inbox is")."""
+    """The `FRAME_WORDS` everyday words right before and right after each use of `root` in
+    `text`, marked by side: every word, not only topical ones, since a routine's frame is mostly
+    small words ("split with my flatmate", "Ugh, my inbox is"). A side with a word that is not
+    everyday is a subject's own phrase ("Harry Potter trivia", "the LGBTQ pride parade"), no frame."""
     words = tokens(text)
     found: set[tuple[str, ...]] = set()
     for at in (index for index, word in enumerate(words) if term_root(word) == root):
-        before, after = words[max(0, at - FRAME_WORDS) : at], words[at + 1 : at + 1 + FRAME_WORDS]
-        found |= {("before", *before)} if len(before) == FRAME_WORDS else set()
-        found |= {("after", *after)} if len(after) == FRAME_WORDS else set()
+        for side, frame in (
+            ("before", words[max(0, at - FRAME_WORDS) : at]),
+            ("after", words[at + 1 : at + 1 + FRAME_WORDS]),
+        ):
+            if len(frame) == FRAME_WORDS and all(map(everyday, frame)):
+                found.add((side, *frame))
     return frozenset(found)
 
 

@@ -38,6 +38,7 @@ from graph.dreams.evidence import (
     can_name_a_thing,
     common_ceiling,
     english_rarity,
+    everyday,
     frames_around,
     term_root,
     term_weight,
@@ -57,8 +58,6 @@ MAX_SOURCES: Final = 5
 MIN_SPAN: Final = timedelta(days=14)
 # A source has something to say besides the thread: at least this many topical words.
 MIN_SOURCE_WORDS: Final = 3
-# Below this English rarity a lower-case word is an everyday subject ("work", "dinner").
-MIN_ENGLISH_RARITY: Final = 0.5
 # Sources sharing this much of their other words on average repeat one sentence.
 MAX_SHARED: Final = 0.5
 # Sources sharing this much of the topical words within PHRASE_WINDOW words of the thread's word,
@@ -107,8 +106,9 @@ class Theme:
     sittings: int  # separate sittings it came up in
     weight: float
     builds_on: str | None = None
-    # Written as a name: one thing (a person, a cafe), whatever else each source says.
-    named: bool = False
+    # Written as a name English rarely uses: one thing (a person, a cafe), whatever else each
+    # source says.
+    rare_name: bool = False
     coherence: float | None = None  # CSLS units, when the sources have vectors
     bar: float | None = None  # the CSLS units the coherence had to reach that night
 
@@ -163,7 +163,7 @@ def _theme(root: str, holders: Sequence[Memory], corpus_size: int) -> Theme | No
         if any(root in uncapitalised(m.text) for m in holders):
             shown = term
     english = english_rarity(term)
-    if not named and (english < MIN_ENGLISH_RARITY or not can_name_a_thing(term)):
+    if not named and (everyday(term) or not can_name_a_thing(term)):
         return None
     best = [max(group, key=lambda m: (_substantive(m), m.when())) for group in groups]
     if _repeated(root, best) or (not named and (_stock_phrase(root, best) or _one_frame(root, best))):
@@ -176,7 +176,7 @@ def _theme(root: str, holders: Sequence[Memory], corpus_size: int) -> Theme | No
         holders=len(holders),
         sittings=len(groups),
         weight=weight * math.log(len(groups)),
-        named=named,
+        rare_name=named and english >= 1.0,
     )
 
 
@@ -312,9 +312,10 @@ async def coherent_themes(space: MeaningSpace, themes: Sequence[Theme]) -> list[
         pairs = (pair_id(x.id, y.id) for x, y in combinations(theme.sources, 2))
         scores = [score for pair in pairs if (score := closeness(pair)) is not None]
         coherence = fmean(scores) if scores else None
-        # A name ties its sources whatever else each says: beside different news, they read as
-        # far apart in meaning while being about one person or place all the same.
-        if theme.named or coherence is None or coherence >= bar:
+        # A rare name ties its sources whatever else each says: beside different news they read
+        # as far apart in meaning while being about one person or place all the same. A capitalised
+        # everyday word ("Yep", "Wind", "Door Dash") may open a sentence or a title: it must hold.
+        if theme.rare_name or coherence is None or coherence >= bar:
             kept.append(replace(theme, coherence=coherence, bar=bar))
     return kept
 

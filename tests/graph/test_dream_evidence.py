@@ -132,6 +132,14 @@ def test_a_word_both_say_in_one_routine_frame_is_no_evidence_unless_it_names_one
     assert [t.term for t in rare_shared((first.text, other.text), terms, dict.fromkeys(terms, 4), 40)] == [
         "flatmate"
     ]
+    # A frame with a word that is not everyday English is the subject's own phrase.
+    trivia = (
+        memory("f", "We won the Harry Potter trivia night!"),
+        memory("g", "Harry Potter trivia again on Friday.", 9),
+    )
+    terms = shared_terms(trivia[0].text, trivia[1].text)
+    kept = {t.term for t in rare_shared((trivia[0].text, trivia[1].text), terms, dict.fromkeys(terms, 3), 40)}
+    assert "trivia" in kept
     # A name only the two say ties them in any frame.
     named = (
         memory("d", "Paid the rent, then coffee with Ysolde."),

@@ -56,3 +56,12 @@ async def test_a_common_word_through_notes_far_apart_in_meaning_is_no_theme() ->
     candidates = themes_in({"flatmate": holders}, len(memories))
     assert [theme.term for theme in candidates] == ["flatmate"]
     assert await coherent_themes(space, candidates) == []
+
+
+async def test_a_name_english_often_uses_must_still_hold_its_notes_together() -> None:
+    """ "Max", "Rome", a capitalised "Yep" or "Wind": many people and things, or a sentence's start."""
+    memories, space = _space("Max")
+    holders = [memory for memory in memories if "Max" in memory.text]
+    candidates = themes_in({"max": holders}, len(memories))
+    assert [theme.term for theme in candidates] == ["Max"]
+    assert await coherent_themes(space, candidates) == []

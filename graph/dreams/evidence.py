@@ -79,7 +79,7 @@ SAME_MOMENT: Final = timedelta(hours=6)
 # Words that carry the tone of a conversation, not its topic. A pair whose only common
 # ground is these ("hey", "thanks", "since we talked") is not a connection.
 _FILLER_TEXT = """
-    hey hi hello hiya howdy bye goodbye thanks thank thx cheers welcome sorry please congrats
+    hey hi hello hiya howdy bye goodbye thanks thank thx cheers welcome sorry please congrats yum yummy
     wow whoa ooh aww yay woohoo haha hahaha lol omg hmm umm well oh ah
     cool awesome amazing great nice good fine fantastic wonderful lovely super glad happy
     sure totally definitely absolutely exactly indeed literally actually basically honestly
@@ -278,29 +278,39 @@ def addressed_only(text: str) -> frozenset[str]:
     return frozenset(addressed - elsewhere)
 
 
-# The words on one side of a word that make a sentence frame (`frames_around`).
+# The words on one side of a word that make a sentence frame (`frames_around`), where a
+# sentence's start and end count as words.
 FRAME_WORDS: Final = 2
+_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+_START, _END = "<start>", "<end>"
 
 
 def everyday(word: str) -> bool:
-    """A word of everyday English or of small talk: what a routine sentence is made of."""
+    """A word of everyday English ("work", "dinner") or of small talk ("yum")."""
     return word in FILLER_WORDS or english_rarity(word) < EVERYDAY_RARITY
 
 
 def frames_around(root: str, text: str) -> frozenset[tuple[str, ...]]:
-    """The `FRAME_WORDS` everyday words right before and right after each use of `root` in
-    `text`, marked by side: every word, not only topical ones, since a routine's frame is mostly
-    small words ("split with my flatmate", "Ugh, my inbox is"). A side with a word that is not
-    everyday is a subject's own phrase ("Harry Potter trivia", "the LGBTQ pride parade"), no frame."""
-    words = tokens(text)
+    """The `FRAME_WORDS` words right before and right after each use of `root` in `text`, marked
+    by side: every word, not only topical ones, since a routine's frame is mostly small words
+    ("split with my flatmate", "Ugh, my inbox is"). A sentence's start or end counts as a word of
+    the frame ("Cooked pasta with ...", "... the beans again."), but a frame needs one real word
+    at least. A side with a name or a word English rarely uses is a subject's own phrase ("Harry
+    Potter trivia", "the LGBTQ pride parade"), no frame."""
     found: set[tuple[str, ...]] = set()
-    for at in (index for index, word in enumerate(words) if term_root(word) == root):
-        for side, frame in (
-            ("before", words[max(0, at - FRAME_WORDS) : at]),
-            ("after", words[at + 1 : at + 1 + FRAME_WORDS]),
-        ):
-            if len(frame) == FRAME_WORDS and all(map(everyday, frame)):
-                found.add((side, *frame))
+    names = written_as_names(text)
+
+    def framing(word: str) -> bool:
+        return english_rarity(word) < 1.0 and term_root(word) not in names
+
+    for sentence in _SENTENCE.findall(text):
+        words = [_START, *tokens(sentence), _END]
+        for at in (index for index, word in enumerate(words) if term_root(word) == root):
+            before, after = words[max(0, at - FRAME_WORDS) : at], words[at + 1 : at + 1 + FRAME_WORDS]
+            for side, frame in (("before", before), ("after", after)):
+                real = [word for word in frame if word not in (_START, _END)]
+                if len(frame) == FRAME_WORDS and real and all(map(framing, real)):
+                    found.add((side, *frame))
     return frozenset(found)
 
 

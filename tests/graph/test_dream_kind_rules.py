@@ -126,6 +126,21 @@ def test_a_word_filling_one_slot_of_a_routine_sentence_is_no_theme_and_a_name_in
         "Cycled to work this morning, sunny. Stopped by Krotravon for a pastry.",
         "In the garden I weeded the beans. Krotravon had a queue out the door.",
     )
+    # A sentence's start or end is part of a frame: "Cooked pasta with ...", "... the beans again."
+    dinners = forty_days_apart(
+        "p",
+        "Cooked pasta with chicken, as expected for dinner.",
+        "Cooked pasta with tofu for dinner. Went home along the river.",
+        "Cooked pasta with leeks, for a change for dinner.",
+    )
+    beans = forty_days_apart(
+        "b",
+        "In the garden I sowed the beans again.",
+        "In the garden I staked the beans again.",
+        "In the garden I repotted the beans again. A boat was moored by the bridge.",
+    )
+    assert themes_in({"pasta": dinners}, 40) == []
+    assert themes_in({"bean": beans}, 40) == []
     assert themes_in({"radiology": shifts}, 40) == []
     assert themes_in({"inbox": complaints}, 40) == []
     assert [theme.term for theme in themes_in({"krotravon": cafe}, 40)] == ["Krotravon"]

@@ -301,7 +301,10 @@ def frames_around(root: str, text: str) -> frozenset[tuple[str, ...]]:
     names = written_as_names(text)
 
     def framing(word: str) -> bool:
-        return english_rarity(word) < 1.0 and term_root(word) not in names
+        # "I" and "TV" are capitalised and everyday: only a name English does not use every
+        # day ("Potter", "LGBTQ") or a word it rarely uses breaks a frame.
+        rarity = english_rarity(word)
+        return rarity < 1.0 and (term_root(word) not in names or rarity < EVERYDAY_RARITY)
 
     for sentence in _SENTENCE.findall(text):
         words = [_START, *tokens(sentence), _END]

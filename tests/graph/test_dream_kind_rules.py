@@ -139,6 +139,21 @@ def test_a_word_filling_one_slot_of_a_routine_sentence_is_no_theme_and_a_name_in
         "In the garden I staked the beans again.",
         "In the garden I repotted the beans again. A boat was moored by the bridge.",
     )
+    # Capitalised everyday words ("I", "TV") are part of a frame; a name would not be.
+    licence = forty_days_apart(
+        "t",
+        "Paid the TV licence, cheaper this time.",
+        "Paid the TV licence, need to budget again.",
+        "Paid the TV licence, split with my flatmate.",
+    )
+    repotting = forty_days_apart(
+        "r",
+        "In the garden I repotted the dahlias, more or less.",
+        "In the garden I repotted the onions. Listened to Keimounoux on the way.",
+        "In the garden I repotted the beans again.",
+    )
+    assert themes_in({"licence": licence}, 40) == []
+    assert themes_in({"repott": repotting}, 40) == []
     assert themes_in({"pasta": dinners}, 40) == []
     assert themes_in({"bean": beans}, 40) == []
     assert themes_in({"radiology": shifts}, 40) == []

@@ -374,7 +374,9 @@ def write(pair: CandidatePair, score: float) -> DreamTexts:
         why = f"Both mention {topic}, which few other memories do; {gap}."
         what_if = link.what_if
     else:
-        hypothesis = f"You said {quoted}: the same concern in other words, {_later(pair.apart)}."
+        # Closeness in meaning says the two may be about one thing, not that they are: two trips
+        # planned apart read as close as one worry said twice ("the same concern" is for those).
+        hypothesis = f"You said {quoted}, {_later(pair.apart)}: the two may be about one thing."
         why = f"Far closer in meaning than either is to the rest of the memory; {gap}."
         what_if = (
             f'What if "{excerpt(earlier.text, None, SHORT_CHARS)}" and '

@@ -71,9 +71,11 @@ WINDOWS: Final = 8
 LEXICAL_PER_SEED: Final = 8
 # A word more memories share than this cannot link a pair by itself; meaning still can.
 MAX_WORD_HOLDERS: Final = 20
-# A seeded cycle ranks at most this many pairs found by their words (a query of their keys, the
-# rarest words' pairs first), before the shortlist weighs the best of them in meaning.
+# A seeded cycle reads at most this many pairs found by their words, the rarest words' pairs
+# first, and asks which were dreamed before (one query of their keys).
 MAX_WORD_PAIRS: Final = 2_000
+# Of those not dreamed before, this many per dream wanted are ranked with their cosines.
+WORD_PAIRS_PER_OUTPUT: Final = 10
 # A seeded cycle reads the neighbourhood of at most this many candidates per dream it may write.
 SHORTLIST_PER_OUTPUT: Final = 3
 TERMS_PER_SEED: Final = 16
@@ -239,8 +241,13 @@ async def _seeded(
         for other, cosine in rows
     ]
     ceiling = common_ceiling(corpus_size)
-    by_words = await anyio.to_thread.run_sync(_rarest_word_pairs, words, ceiling, MAX_WORD_PAIRS)
-    pairs = await _undreamed(tx, _distinct(semantic + await _lexical(tx, seeds) + by_words))
+    from_seeds = _distinct(semantic + await _lexical(tx, seeds))
+    by_words = _distinct(await anyio.to_thread.run_sync(_rarest_word_pairs, words, ceiling, MAX_WORD_PAIRS))
+    # Pairs the seeds found keep the cosine their lane knew; of the others, the rarest words'.
+    fresh = await _undreamed(tx, by_words | from_seeds)
+    rarest = [key for key in by_words if key in fresh and key not in from_seeds]
+    kept = [key for key in from_seeds if key in fresh] + rarest[: WORD_PAIRS_PER_OUTPUT * max_outputs]
+    pairs = {key: fresh[key] for key in kept}
 
     # Counted among the words read: exact for the whole profile, a lower bound for a slice
     # (so an upper bound on a pair's words, which is what a shortlist may rank by).

@@ -32,9 +32,10 @@ from graph.dreams.records import Memory, memory_from_row
 from graph.memory.claims import DREAM_FEEDBACK_LABEL
 from graph.rows import Row, count_of
 
-# Live memories read whole in one night. Reading and indexing 100,000 texts took about 6 s and
-# 300 MB on the development machine (docs/benchmarks.md), 20,000 about a second: a night's
-# budget, kept in a worker thread.
+# Live memories read whole in one night. On the two-core development machine, busy with other
+# work, reading 20,000 synthetic memories' texts took 3.1 s and indexing their words 1.7 s (a
+# 16 MB heap peak); 100,000 took 9.9 s and 13.6 s, too long for one transaction under load and
+# for a host waiting on `list_dream_candidates` (docs/benchmarks.md, `bench.dream_postings`).
 WORD_LIMIT: Final = 20_000
 # A slice's blocks: two of them make one night's slice, at most `WORD_LIMIT` fragments.
 BLOCK: Final = WORD_LIMIT // 2

@@ -1,4 +1,5 @@
-"""A rare name two memories share is offered as a link however large the profile.
+"""A rare name two memories share is offered as a link however large the profile, and a thread
+the night's slice of a large profile repeats is a theme.
 
 A profile above the bound on vectors read whole is searched from seeds (its newest memories
 and a few places in its life); its words are read whole far past that bound, and past the word
@@ -16,8 +17,9 @@ from itertools import combinations
 
 import pytest
 
-from graph.access import ProfileGraph
-from graph.dreams import neighbours, postings
+from graph.access import ProfileGraph, ProfileTx
+from graph.dreams import neighbours, postings, themes
+from graph.dreams.candidates import corpus_size_of
 from graph.dreams.host import list_candidates
 from graph.dreams.postings import slice_starts
 from graph.embedding.keeper import VectorKeeper
@@ -127,3 +129,28 @@ def test_every_two_blocks_share_a_slice_within_one_round_of_nights(blocks: int) 
         frozenset((a * postings.BLOCK, b * postings.BLOCK)) for a, b in combinations(range(blocks), 2)
     }
     assert slice_starts(size, nights) == slice_starts(size, 0)
+
+
+THREAD = (
+    "Repotted the Marrowby fern on the balcony, its fronds had gone brown at the tips.",
+    "The Marrowby fern is putting out new curled fronds after the repotting last month.",
+    "Gave a cutting of the Marrowby fern to my neighbour, wrapped in damp newspaper.",
+)
+
+
+async def test_above_the_word_bound_a_thread_the_slice_repeats_is_a_theme_beyond_the_newest(
+    monkeypatch: pytest.MonkeyPatch, graph: ProfileGraph, vectors: VectorKeeper
+) -> None:
+    monkeypatch.setattr(postings, "WORD_LIMIT", 20)
+    monkeypatch.setattr(postings, "BLOCK", 10)
+    monkeypatch.setattr(themes, "SEEDS", 5)  # the newest five say nothing of the thread
+    texts = [f"{EVERYDAY[i % len(EVERYDAY)]} Note {i}." for i in range(40)]
+    for position, text in zip((2, 6, 24), THREAD, strict=True):
+        texts[position] = text
+    await _remember_all(graph, texts, vectors)
+
+    async def topics(tx: ProfileTx) -> list[str]:
+        # The first night reads the first two blocks, which hold two of the thread's three.
+        return [theme.topic for theme in await themes.find_themes(tx, None, await corpus_size_of(tx))]
+
+    assert "marrowby" in await graph.read(topics)

@@ -8,7 +8,8 @@ profile is (`bench/dream_postings.py` measures the cost).
 
 A larger profile is read as a slice: two blocks of `BLOCK` live fragments in the order they were
 stored, a different two each night (the profile's dreaming runs count the nights), so any two
-memories are read together within K*(K-1)/2 nights for K blocks: 10 nights at 100,000 memories.
+memories are read together within K*(K-1)/2 nights for K blocks: 45 nights at 100,000 memories
+(new memories shift the blocks, so that round holds for a profile that has stopped growing).
 A slice holds fragments only: a fact is promoted from fragments that say it, and its words are
 theirs. Words are counted within what was read; a slice's counts are a lower bound, which the
 caller replaces with the profile's own counts for the few pairs it weighs.

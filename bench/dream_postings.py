@@ -6,7 +6,8 @@ This lane stores `--sizes` synthetic memories (`bench.corpus`, texts only: no ve
 claims, written straight into the graph) into profiles of its own instance (`dream-postings`,
 emptied first), then times, per size, reading every text whole, parsing and indexing them (with
 the Python heap's peak during that step), and the night's read as the dream phase does it
-(whole, or the slice above the bound). It prints figures and asserts nothing.
+(whole, or the slice above the bound), then the links and themes a cycle would find with the
+semantic lane off (these memories have no vectors). It prints figures and asserts nothing.
 """
 
 from __future__ import annotations
@@ -17,14 +18,17 @@ import sys
 import time
 import tracemalloc
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from bench.corpus import MemoryFactory
 from bench.database import emptied, provisioned
 from graph.access import GraphStore, ProfileGraph, ProfileTx
 from graph.dreams import queries as q
+from graph.dreams.candidates import corpus_size_of, find_candidates
 from graph.dreams.evidence import topical_roots, topical_terms
 from graph.dreams.postings import WORD_LIMIT, indexed, read_words
 from graph.dreams.records import memory_from_row
+from graph.dreams.themes import Theme, find_themes
 from graph.memory.claims import DREAM_FEEDBACK_LABEL
 from graph.rows import Row
 from graph.scope import ScopedQuery
@@ -32,7 +36,15 @@ from graph.scope import ScopedQuery
 INSTANCE = "dream-postings"
 BATCH = 5_000
 PROFILE_SEED = 49
-COLUMNS = ("read every text (s)", "parse and index (s)", "heap peak (MB)", "words", "the night's read (s)")
+COLUMNS = (
+    "read every text (s)",
+    "parse and index (s)",
+    "heap peak (MB)",
+    "words",
+    "the night's read (s)",
+    "links, no vectors (s, pairs)",
+    "themes, no vectors (s, themes)",
+)
 
 _STORE_TEXTS = ScopedQuery(
     "bench_store_texts",
@@ -86,11 +98,22 @@ async def _measure(graph: ProfileGraph, size: int) -> None:
     began = time.perf_counter()
     night = await graph.read(read_words, size)
     nightly = time.perf_counter() - began
+    began = time.perf_counter()
+    pairs = await graph.read(find_candidates, 10, datetime.now(UTC), None)
+    linking = time.perf_counter() - began
+    began = time.perf_counter()
+    threads = await graph.read(_themes)
+    theming = time.perf_counter() - began
     print(
         f"| {size:,} | {read:.2f} | {built:.2f} | {peak / 2**20:.0f} | {len(words.postings):,} | "
-        f"{'whole' if night.whole else 'slice'} of {len(night.memories):,}: {nightly:.2f} |",
+        f"{'whole' if night.whole else 'slice'} of {len(night.memories):,}: {nightly:.2f} | "
+        f"{linking:.2f} ({len(pairs)}) | {theming:.2f} ({len(threads)}) |",
         flush=True,
     )
+
+
+async def _themes(tx: ProfileTx) -> list[Theme]:
+    return await find_themes(tx, None, await corpus_size_of(tx))
 
 
 async def run(sizes: Sequence[int], instance: str) -> None:
@@ -100,7 +123,7 @@ async def run(sizes: Sequence[int], instance: str) -> None:
         try:
             print(f"WORD_LIMIT {WORD_LIMIT:,}")
             print(f"| memories | {' | '.join(COLUMNS)} |")
-            print("|---|---|---|---|---|---|")
+            print("|---" * (len(COLUMNS) + 1) + "|")
             for size in sizes:
                 graph = store.profile(f"bench-postings-{size}")
                 await _load(graph, size)

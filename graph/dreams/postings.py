@@ -33,10 +33,10 @@ from graph.dreams.records import Memory, memory_from_row
 from graph.memory.claims import DREAM_FEEDBACK_LABEL
 from graph.rows import Row, count_of
 
-# Live memories read whole in one night. On the two-core development machine, busy with other
-# work, reading 20,000 synthetic memories' texts took 3.1 s and indexing their words 1.7 s (a
-# 16 MB heap peak); 100,000 took 9.9 s and 13.6 s, too long for one transaction under load and
-# for a host waiting on `list_dream_candidates` (docs/benchmarks.md, `bench.dream_postings`).
+# Live memories read whole in one night. On the two-core development machine, shared with other
+# work, reading 20,000 synthetic memories' texts took 1.3 to 3.1 s and indexing their words 0.9
+# to 1.7 s (a 17 MB heap peak); 100,000 took 4.4 to 9.9 s and 5.9 to 13.6 s, too long for one
+# transaction under load and for a host waiting on `list_dream_candidates` (docs/benchmarks.md).
 WORD_LIMIT: Final = 20_000
 # A slice's blocks: two of them make one night's slice, at most `WORD_LIMIT` fragments.
 BLOCK: Final = WORD_LIMIT // 2

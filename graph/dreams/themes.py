@@ -28,6 +28,8 @@ from itertools import combinations, islice
 from statistics import fmean
 from typing import Final
 
+import anyio
+
 from graph.access import ProfileTx
 from graph.dreams import queries as q
 from graph.dreams.candidates import dream_partners
@@ -356,7 +358,9 @@ async def find_themes(
     whose memories are about one subject. `words` are the night's words when read already."""
     words = words if words is not None else await read_words(tx, corpus_size)
     postings = words.postings if words.whole else await _seeded_postings(tx, words, corpus_size)
-    themes = themes_in(postings, corpus_size)
+    # Seconds of pure Python over a large profile's words: in a worker thread, so the server's
+    # event loop keeps answering while a cycle weighs its threads.
+    themes = await anyio.to_thread.run_sync(themes_in, postings, corpus_size)
     # Weighing reads each source's neighbourhood: free when the whole profile's vectors are in
     # memory, a vector search each otherwise.
     themes = themes if isinstance(space, ExactSpace) else themes[:MAX_WEIGHED]

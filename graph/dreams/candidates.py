@@ -7,8 +7,11 @@ Two ways, by the profile's size:
   and the pairs sharing a rare word from an index of the profile's words built for the cycle.
 - **Seeded** (larger profiles, or the semantic lane off): the newest memories and a few from
   places spread over the profile's life, different every cycle, are the seeds; their neighbours
-  come from the shared vector index and the fulltext indexes. The cost follows the number of
-  seeds, not the size of the profile.
+  come from the shared vector index and the fulltext indexes. Beside them, the pairs sharing a
+  rare word among the profile's words (read whole far past the bound on vectors, or a slice
+  that moves every night: `graph/dreams/postings.py`), the rarest first, at most
+  `MAX_WORD_PAIRS`. Only a shortlist of all these is weighed in meaning, a vector search per
+  memory, so the cost follows the number of seeds and of dreams wanted, not the profile's size.
 
 Each pair gets its evidence (`graph/dreams/evidence.py`); pairs that are no connection, pairs
 already linked by evidence and pairs dreamed before in any status are dropped.
@@ -16,7 +19,7 @@ already linked by evidence and pairs dreamed before in any status are dropped.
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -33,17 +36,22 @@ from graph.dreams.evidence import (
     NEIGHBOURHOOD,
     CandidatePair,
     Meaning,
+    SharedTerm,
     common_ceiling,
+    english_rarity,
     evidence_score,
     is_restatement,
     link_score,
     rare_shared,
     shared_terms,
     term_root,
+    term_weight,
     topical_roots,
+    topical_terms,
 )
 from graph.dreams.models import sources_key
 from graph.dreams.neighbours import ExactSpace, MeaningSpace, Neighbours, open_space, pair_id
+from graph.dreams.postings import ProfileWords, read_words, word_postings
 from graph.dreams.records import (
     Memory,
     StoredProfile,
@@ -63,6 +71,11 @@ WINDOWS: Final = 8
 LEXICAL_PER_SEED: Final = 8
 # A word more memories share than this cannot link a pair by itself; meaning still can.
 MAX_WORD_HOLDERS: Final = 20
+# A seeded cycle reads at most this many pairs found by their words, the rarest words' pairs
+# first, and asks which were dreamed before (one query of their keys).
+MAX_WORD_PAIRS: Final = 2_000
+# Of those not dreamed before, this many per dream wanted are ranked with their cosines.
+WORD_PAIRS_PER_OUTPUT: Final = 10
 # A seeded cycle reads the neighbourhood of at most this many candidates per dream it may write.
 SHORTLIST_PER_OUTPUT: Final = 3
 TERMS_PER_SEED: Final = 16
@@ -92,15 +105,6 @@ def _distinct(found: Iterable[_Found]) -> dict[tuple[str, str], _Found]:
 # --- the whole profile ----------------------------------------------------------------------
 
 
-def word_postings(memories: Iterable[Memory]) -> dict[str, list[Memory]]:
-    """The memories using each topical word, by its root."""
-    postings: dict[str, list[Memory]] = defaultdict(list)
-    for memory in memories:
-        for root in topical_roots(memory.text):
-            postings[root].append(memory)
-    return postings
-
-
 def _shared_word_pairs(memories: Sequence[Memory], ceiling: int) -> list[_Found]:
     """Pairs of memories that share a word at most `ceiling` memories use."""
     return [
@@ -109,6 +113,22 @@ def _shared_word_pairs(memories: Sequence[Memory], ceiling: int) -> list[_Found]
         if 1 < len(holders) <= min(ceiling, MAX_WORD_HOLDERS)
         for first, second in combinations(holders, 2)
     ]
+
+
+def _rarest_word_pairs(words: ProfileWords, ceiling: int, budget: int) -> list[_Found]:
+    """Up to `budget` pairs of memories sharing a word at most `ceiling` of them use, the pairs
+    of the rarest words first (by their weight as evidence, counted among the words read)."""
+    ranked = sorted(
+        (-_word_weight(root, holders, len(words.memories)), root)
+        for root, holders in words.postings.items()
+        if 1 < len(holders) <= min(ceiling, MAX_WORD_HOLDERS)
+    )
+    found: list[_Found] = []
+    for _, root in ranked:
+        found.extend(_Found(first, second, None) for first, second in combinations(words.postings[root], 2))
+        if len(found) >= budget:
+            break
+    return found[:budget]
 
 
 def _word_frequency(memories: Sequence[Memory]) -> Counter[str]:
@@ -142,6 +162,13 @@ def _weighed(
         return by_root.get(term_root(term), 1)
 
     return [_candidate(item, meanings.get(key), frequency, corpus_size) for key, item in pairs.items()]
+
+
+def _word_weight(root: str, holders: Sequence[Memory], size: int) -> float:
+    """The word's weight as evidence between two of its holders, as a pair's words are weighed
+    (`term_weight`), were neither to write it as a name."""
+    term = next((t for t in topical_terms(holders[0].text) if term_root(t) == root), root)
+    return term_weight(SharedTerm(term, len(holders), english_rarity(term), entity=False), size)
 
 
 # --- seeds ----------------------------------------------------------------------------------
@@ -199,7 +226,12 @@ async def _frequencies(tx: ProfileTx, terms: set[str], ceiling: int) -> dict[str
 
 
 async def _seeded(
-    tx: ProfileTx, space: MeaningSpace | None, seeds: Sequence[Memory], corpus_size: int, max_outputs: int
+    tx: ProfileTx,
+    space: MeaningSpace | None,
+    seeds: Sequence[Memory],
+    words: ProfileWords,
+    corpus_size: int,
+    max_outputs: int,
 ) -> list[CandidatePair]:
     neighbours = await space.neighbours(seeds, NEIGHBOURHOOD) if space else {}
     by_id = {seed.id: seed for seed in seeds}
@@ -208,18 +240,45 @@ async def _seeded(
         for seed_id, rows in neighbours.items()
         for other, cosine in rows
     ]
-    pairs = _distinct(semantic + await _lexical(tx, seeds))
-    words = {term for item in pairs.values() for term in shared_terms(item.seed.text, item.other.text)}
-    counted = await _frequencies(tx, words, common_ceiling(corpus_size))
+    ceiling = common_ceiling(corpus_size)
+    from_seeds = _distinct(semantic + await _lexical(tx, seeds))
+    by_words = _distinct(await anyio.to_thread.run_sync(_rarest_word_pairs, words, ceiling, MAX_WORD_PAIRS))
+    # Pairs the seeds found keep the cosine their lane knew; of the others, the rarest words'.
+    fresh = await _undreamed(tx, by_words | from_seeds)
+    rarest = [key for key in by_words if key in fresh and key not in from_seeds]
+    kept = [key for key in from_seeds if key in fresh] + rarest[: WORD_PAIRS_PER_OUTPUT * max_outputs]
+    pairs = {key: fresh[key] for key in kept}
+
+    # Counted among the words read: exact for the whole profile, a lower bound for a slice
+    # (so an upper bound on a pair's words, which is what a shortlist may rank by).
+    def counted(term: str) -> int:
+        return words.holders(term_root(term))
+
+    shortlist = pairs
+    if space is not None:
+        shortlist = await _shortlist(space, pairs, neighbours, counted, corpus_size, max_outputs)
+    frequency = counted if words.whole else await _profile_counts(tx, shortlist.values(), ceiling)
+    meanings = await _meanings(space, shortlist, neighbours) if space is not None else {}
+    return [_candidate(item, meanings.get(key), frequency, corpus_size) for key, item in shortlist.items()]
+
+
+async def _profile_counts(tx: ProfileTx, pairs: Iterable[_Found], ceiling: int) -> Callable[[str], int]:
+    """How many of the whole profile's memories use each word the pairs share (fulltext)."""
+    words = {term for item in pairs for term in shared_terms(item.seed.text, item.other.text)}
+    counted = await _frequencies(tx, words, ceiling)
 
     def frequency(term: str) -> int:
         return counted.get(term, 1)
 
-    if space is None:
-        return [_candidate(item, None, frequency, corpus_size) for item in pairs.values()]
-    shortlist = await _shortlist(space, pairs, neighbours, frequency, corpus_size, max_outputs)
-    meanings = await _meanings(space, shortlist, neighbours)
-    return [_candidate(item, meanings.get(key), frequency, corpus_size) for key, item in shortlist.items()]
+    return frequency
+
+
+async def _undreamed(tx: ProfileTx, pairs: dict[tuple[str, str], _Found]) -> dict[tuple[str, str], _Found]:
+    """Without the pairs dreamed before in any status or judged empty: a host paging the
+    candidates answers the strongest first, and the next page must reach past them."""
+    keys = {key: sources_key(key) for key in pairs}
+    dreamed = set(map(pair_key_from_row, await tx.run(q.DREAMED_PAIRS, keys=sorted(keys.values()))))
+    return {key: item for key, item in pairs.items() if keys[key] not in dreamed}
 
 
 async def _shortlist(
@@ -252,7 +311,8 @@ async def _meanings(
     space: MeaningSpace, pairs: dict[tuple[str, str], _Found], known: Neighbours
 ) -> dict[tuple[str, str], Meaning]:
     """Each pair's cosine beside both members' neighbourhoods, where both have vectors."""
-    others = {item.other.id: item.other for item in pairs.values() if item.other.id not in known}
+    # A pair found by its words has no seed: neither member's neighbourhood is known yet.
+    others = {m.id: m for item in pairs.values() for m in (item.seed, item.other) if m.id not in known}
     everyone = known | await space.neighbours(list(others.values()), NEIGHBOURHOOD)
     neighbourhood = {member: fmean(cosine for _, cosine in rows) for member, rows in everyone.items() if rows}
     cosines = await space.cosines([key for key, item in pairs.items() if item.cosine is None])
@@ -334,14 +394,21 @@ async def corpus_size_of(tx: ProfileTx) -> int:
 
 
 async def candidates_in(
-    tx: ProfileTx, space: MeaningSpace | None, corpus_size: int, max_outputs: int, now: datetime
+    tx: ProfileTx,
+    space: MeaningSpace | None,
+    corpus_size: int,
+    max_outputs: int,
+    now: datetime,
+    words: ProfileWords | None = None,
 ) -> list[CandidatePair]:
-    """As `find_candidates`, in a meaning space already open (None: the semantic lane is off)."""
+    """As `find_candidates`, in a meaning space already open (None: the semantic lane is off);
+    `words` are the night's words when read already (`read_words`)."""
     if isinstance(space, ExactSpace) and len(space.memories) > 1:
         pairs = await _whole_profile(space, corpus_size)
     else:
         seeds = await _seeds(tx, now, max(MIN_SEEDS, max_outputs // 2 + 4))
-        pairs = await _seeded(tx, space, seeds, corpus_size, max_outputs)
+        words = words if words is not None else await read_words(tx, corpus_size)
+        pairs = await _seeded(tx, space, seeds, words, corpus_size, max_outputs)
     return await _unlinked(tx, await anyio.to_thread.run_sync(_worth_weighing, pairs))
 
 

@@ -27,6 +27,7 @@ from graph.dreams.generator import DreamGenerator, Proposal
 from graph.dreams.kind_words import theme_draft
 from graph.dreams.models import DreamDraft
 from graph.dreams.neighbours import open_space
+from graph.dreams.postings import read_words
 from graph.dreams.themes import Theme, find_themes
 
 # The open dreams whose topics a night reads: enough for any person's unanswered questions.
@@ -47,8 +48,9 @@ async def find_all(tx: ProfileTx, max_outputs: int, now: datetime, model: str | 
     embedding model (None: the semantic lane is off)."""
     space = await open_space(tx, model) if model else None
     corpus_size = await corpus_size_of(tx)
-    pairs = await candidates_in(tx, space, corpus_size, max_outputs, now)
-    themes = await find_themes(tx, space, corpus_size)
+    words = await read_words(tx, corpus_size)
+    pairs = await candidates_in(tx, space, corpus_size, max_outputs, now, words)
+    themes = await find_themes(tx, space, corpus_size, words)
     return Findings(pairs, themes, await contradiction_drafts(tx), await open_topics(tx))
 
 

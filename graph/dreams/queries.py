@@ -535,6 +535,20 @@ PROFILE_MEMORIES = ScopedQuery(
     LIMIT $cap
     """,
 )
+# A block of a profile too large to read whole for the dream phase's words: `$block` live
+# fragments from position `$skip` in the order they were stored, through the
+# (profile_id, created_at) index, so a night reads a bounded slice however large the profile.
+PROFILE_FRAGMENT_BLOCK = ScopedQuery(
+    "profile_fragment_block",
+    f"""
+    MATCH (m:SourceFragment)
+    USING INDEX m:SourceFragment(profile_id, created_at)
+    WHERE m.profile_id = $profile_id AND m.created_at IS NOT NULL AND m.status = 'active'
+      AND NOT $feedback_label IN coalesce(m.labels, [])
+    WITH m ORDER BY m.profile_id, m.created_at SKIP $skip LIMIT $block
+    RETURN 'fragment' AS kind, {MEMORY_FIELDS}
+    """,
+)
 # The live fragments using each of `$terms` (Lucene-safe words), for terms used by at least
 # `$min_holders` and fewer than `$cap` of them: a larger profile's theme threads, from its seeds.
 TERM_HOLDERS = ScopedQuery(

@@ -4,10 +4,12 @@ A theme is a word few of the profile's memories use (a name, or a word uncommon 
 as "pottery" or "adoption"), used in at least `MIN_SITTINGS` separate sittings spread over at
 least `MIN_SPAN`. Where it comes from:
 
-- a profile of up to `EXACT_LIMIT` memories is read whole and every word's holders are counted
-  in the process;
+- a profile of up to `WORD_LIMIT` memories (`graph/dreams/postings.py`) is read whole and every
+  word's holders are counted in the process;
 - a larger one asks the fulltext index for the holders of its newest memories' words, so a
-  thread is found where the person has just come back to it, and the cost follows the seeds.
+  thread is found where the person has just come back to it, and of the rarest words the night's
+  slice of the profile repeats, so an older thread is reached too; the cost follows the seeds
+  and `SLICE_TERMS`.
 
 Each sitting gives one source (its most substantive memory), spread from the first sitting to
 the last. A thread already dreamed is proposed again only when it has grown: a sitting newer
@@ -26,9 +28,11 @@ from itertools import combinations, islice
 from statistics import fmean
 from typing import Final
 
+import anyio
+
 from graph.access import ProfileTx
 from graph.dreams import queries as q
-from graph.dreams.candidates import dream_partners, word_postings
+from graph.dreams.candidates import dream_partners
 from graph.dreams.evidence import (
     NEIGHBOURHOOD,
     SAME_MOMENT,
@@ -48,7 +52,8 @@ from graph.dreams.evidence import (
     written_as_names,
 )
 from graph.dreams.models import DreamStatus
-from graph.dreams.neighbours import EXACT_LIMIT, ExactSpace, MeaningSpace, pair_id
+from graph.dreams.neighbours import ExactSpace, MeaningSpace, pair_id
+from graph.dreams.postings import ProfileWords, read_words
 from graph.dreams.records import EarlierTheme, HeldTerm, Memory, memory_from_row
 from graph.memory.claims import DREAM_FEEDBACK_LABEL
 from graph.text import as_written, fulltext_query, tokens
@@ -72,6 +77,8 @@ MIN_SAME_FRAME: Final = 0.5
 MAX_HOLDERS: Final = 40
 SEEDS: Final = 40
 TERMS_PER_SEED: Final = 8
+# Words of a large profile's nightly slice whose holders are looked up: a bound on the lookups.
+SLICE_TERMS: Final = 200
 # The strongest threads weighed in meaning each night in a profile searched through the vector
 # index: a bound on the searches.
 MAX_WEIGHED: Final = 30
@@ -260,18 +267,14 @@ def _has_grown(theme: Theme, before: EarlierTheme) -> bool:
 # --- reading the threads ---------------------------------------------------------------------
 
 
-async def _whole_profile(tx: ProfileTx) -> list[Memory] | None:
-    """Every live memory, or None when the profile has more than `EXACT_LIMIT`."""
-    rows = await tx.run(q.PROFILE_MEMORIES, cap=EXACT_LIMIT + 1, feedback_label=DREAM_FEEDBACK_LABEL)
-    memories = [memory_from_row(row) for row in rows]
-    return memories if len(memories) <= EXACT_LIMIT else None
-
-
-async def _seeded_postings(tx: ProfileTx, corpus_size: int) -> dict[str, list[Memory]]:
+async def _seeded_postings(tx: ProfileTx, sliced: ProfileWords, corpus_size: int) -> dict[str, list[Memory]]:
+    """The holders, in the whole profile, of the newest memories' words and of the rarest words
+    the night's slice repeats."""
     rows = await tx.run(
         q.SEED_MEMORIES, recent=SEEDS, window_starts=[], per_window=0, feedback_label=DREAM_FEEDBACK_LABEL
     )
     words = {term for row in rows for term in topical_terms(memory_from_row(row).text)[:TERMS_PER_SEED]}
+    words |= _repeated_in_slice(sliced, holder_ceiling(corpus_size))
     safe = sorted({query for term in words if (query := fulltext_query(term)) is not None})
     held = await tx.run(
         q.TERM_HOLDERS,
@@ -284,6 +287,15 @@ async def _seeded_postings(tx: ProfileTx, corpus_size: int) -> dict[str, list[Me
     for item in map(HeldTerm.from_row, held):
         postings[term_root(item.term)][item.memory.id] = item.memory
     return {root: list(holders.values()) for root, holders in postings.items()}
+
+
+def _repeated_in_slice(sliced: ProfileWords, ceiling: int) -> set[str]:
+    """Up to `SLICE_TERMS` words used by two to `ceiling` memories of the slice, the fewest
+    holders first: a thread's other sittings may lie outside the slice."""
+    repeated = sorted(
+        (len(holders), root) for root, holders in sliced.postings.items() if 2 <= len(holders) <= ceiling
+    )
+    return {_written(root, sliced.postings[root][-1]) for _, root in repeated[:SLICE_TERMS]}
 
 
 async def coherent_themes(space: MeaningSpace, themes: Sequence[Theme]) -> list[Theme]:
@@ -339,12 +351,16 @@ def coherence_bar(between: Sequence[float]) -> float:
     return ranked[min(len(ranked) - 1, math.floor(COHERENCE_QUANTILE * len(ranked)))]
 
 
-async def find_themes(tx: ProfileTx, space: MeaningSpace | None, corpus_size: int) -> list[Theme]:
+async def find_themes(
+    tx: ProfileTx, space: MeaningSpace | None, corpus_size: int, words: ProfileWords | None = None
+) -> list[Theme]:
     """The profile's threads worth a dream, strongest first; with a meaning space, only those
-    whose memories are about one subject."""
-    memories = await _whole_profile(tx)
-    postings = word_postings(memories) if memories is not None else await _seeded_postings(tx, corpus_size)
-    themes = themes_in(postings, corpus_size)
+    whose memories are about one subject. `words` are the night's words when read already."""
+    words = words if words is not None else await read_words(tx, corpus_size)
+    postings = words.postings if words.whole else await _seeded_postings(tx, words, corpus_size)
+    # Seconds of pure Python over a large profile's words: in a worker thread, so the server's
+    # event loop keeps answering while a cycle weighs its threads.
+    themes = await anyio.to_thread.run_sync(themes_in, postings, corpus_size)
     # Weighing reads each source's neighbourhood: free when the whole profile's vectors are in
     # memory, a vector search each otherwise.
     themes = themes if isinstance(space, ExactSpace) else themes[:MAX_WEIGHED]

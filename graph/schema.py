@@ -110,6 +110,24 @@ SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE INDEX fact_recorded IF NOT EXISTS FOR (n:Fact) ON (n.profile_id, n.recorded_at)",
     # Recall signals (`graph/recall/signals.py`): the recent questions, the most recalled memories.
     "CREATE INDEX recallquestion_at IF NOT EXISTS FOR (n:RecallQuestion) ON (n.profile_id, n.at)",
+    # Every node of a profile by label, for counting and erasing a profile whole: the composite
+    # indexes above serve a query only when it names each of their properties.
+    "CREATE INDEX sourcefragment_profile IF NOT EXISTS FOR (n:SourceFragment) ON (n.profile_id)",
+    "CREATE INDEX claim_profile IF NOT EXISTS FOR (n:Claim) ON (n.profile_id)",
+    "CREATE INDEX fact_profile IF NOT EXISTS FOR (n:Fact) ON (n.profile_id)",
+    "CREATE INDEX clarification_profile IF NOT EXISTS FOR (n:Clarification) ON (n.profile_id)",
+    "CREATE INDEX factslot_profile IF NOT EXISTS FOR (n:FactSlot) ON (n.profile_id)",
+    "CREATE INDEX dream_profile IF NOT EXISTS FOR (n:Dream) ON (n.profile_id)",
+    "CREATE INDEX dreamfeedback_profile IF NOT EXISTS FOR (n:DreamFeedback) ON (n.profile_id)",
+    "CREATE INDEX dreamrevision_profile IF NOT EXISTS FOR (n:DreamRevision) ON (n.profile_id)",
+    "CREATE INDEX emptypair_profile IF NOT EXISTS FOR (n:EmptyPair) ON (n.profile_id)",
+    "CREATE INDEX dreamrun_profile IF NOT EXISTS FOR (n:DreamRun) ON (n.profile_id)",
+    "CREATE INDEX forgotten_profile IF NOT EXISTS FOR (n:Forgotten) ON (n.profile_id)",
+    "CREATE INDEX recallquestion_profile IF NOT EXISTS FOR (n:RecallQuestion) ON (n.profile_id)",
+    "CREATE INDEX oauthgrant_profile IF NOT EXISTS FOR (n:OAuthGrant) ON (n.profile_id)",
+    "CREATE INDEX oauthcode_profile IF NOT EXISTS FOR (n:OAuthCode) ON (n.profile_id)",
+    "CREATE INDEX oauthtoken_profile IF NOT EXISTS FOR (n:OAuthToken) ON (n.profile_id)",
+    "CREATE INDEX reviewsession_profile IF NOT EXISTS FOR (n:ReviewSession) ON (n.profile_id)",
     "CREATE INDEX recallable_recalled IF NOT EXISTS FOR (n:Recallable) ON (n.profile_id, n.recall_count)",
     # Memories whose vector a remember left to be written after its acknowledgement.
     "CREATE INDEX recallable_vector_due IF NOT EXISTS FOR (n:Recallable) ON (n.profile_id, n.vector_due)",

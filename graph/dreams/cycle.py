@@ -25,6 +25,7 @@ from neo4j.exceptions import ConstraintError
 from graph.access import ProfileGraph, ProfileTx
 from graph.clock import utcnow
 from graph.dreams import queries as q
+from graph.dreams import reevaluation_queries as reevaluation
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig, effective_config
 from graph.dreams.confirmations import promote_taken
 from graph.dreams.generator import DreamGenerator, LinkGenerator, Proposal
@@ -184,7 +185,7 @@ async def _reevaluate_batch(
 ) -> tuple[list[str], dict[str, int]]:
     dreams = [
         OpenDream.from_row(row)
-        for row in await tx.run(q.OPEN_DREAMS_BATCH, after=after, batch=REEVALUATE_BATCH)
+        for row in await tx.run(reevaluation.OPEN_DREAMS_BATCH, after=after, batch=REEVALUATE_BATCH)
     ]
     counts = {"evaluated": len(dreams), "went_stale": 0}
     updates = []
@@ -194,7 +195,7 @@ async def _reevaluate_batch(
         counts["went_stale"] += evaluation.status is DreamStatus.STALE
         updates.append(evaluation.update(dream.id))
     if apply and updates:
-        await tx.run(q.APPLY_EVALUATIONS, updates=updates, now=now)
+        await tx.run(reevaluation.APPLY_EVALUATIONS, updates=updates, now=now)
     return [dream.id for dream in dreams], counts
 
 

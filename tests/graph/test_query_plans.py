@@ -9,11 +9,13 @@ fast in a test database, and slower with every profile the server holds.
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+import graph
 from graph.access import GraphStore
 from graph.recall.queries import FULLTEXT_SEARCH
 from graph.recall.request import RecallRequest, search_terms, search_words
@@ -23,32 +25,21 @@ from graph.text import profile_key
 
 pytestmark = pytest.mark.anyio
 
-MODULES = (
-    "graph.memory.queries",
-    "graph.memory.recalled",
-    "graph.recall.queries",
-    "graph.recall.semantic_queries",
-    "graph.recall.neighbour_queries",
-    "graph.recall.signal_queries",
-    "graph.dreams.queries",
-    "graph.dreams.host_queries",
-    "graph.dreams.merge_queries",
-    "graph.dreams.store_queries",
-    "graph.dreams.confirmation_queries",
-    "graph.embedding.queries",
-    "graph.forgetting.queries",
-    "graph.transfer.queries",
-)
 SCANS = frozenset(
     {"NodeByLabelScan", "AllNodesScan", "UnionNodeByLabelsScan", "IntersectionNodeByLabelsScan"}
 )
 
 
 def _queries() -> Iterator[ScopedQuery]:
-    for name in MODULES:
-        for value in vars(importlib.import_module(name)).values():
+    """Every query any module of `graph` defines, each once (a new query module needs no list)."""
+    seen: set[int] = set()
+    for module in pkgutil.walk_packages(graph.__path__, "graph."):
+        for value in vars(importlib.import_module(module.name)).values():
             found = value.values() if isinstance(value, dict) else [value]
-            yield from (query for query in found if isinstance(query, ScopedQuery))
+            for query in found:
+                if isinstance(query, ScopedQuery) and id(query) not in seen:
+                    seen.add(id(query))
+                    yield query
 
 
 def _steps(plan: dict[str, Any]) -> Iterator[dict[str, Any]]:

@@ -19,6 +19,7 @@ the person shared (`remember`'s `shared`): two captions alike describe two photo
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import islice
 from typing import Final
 
 from graph.dreams.evidence import (
@@ -30,9 +31,14 @@ from graph.dreams.evidence import (
 )
 from graph.dreams.kind_words import duplicate_draft
 from graph.dreams.models import DreamDraft
+from graph.dreams.postings import ProfileWords
 from graph.dreams.same_meaning import meaning_difference
 
 MIN_WORDS: Final = 4
+# Memories of a routine: other memories saying at least this share of a duplicate's words, and
+# how many of them make the sentence a routine (`is_routine`).
+SIBLING_OVERLAP: Final = 0.5
+MIN_SIBLINGS: Final = 2
 # A shared word at least this uncommon in English (wordfreq Zipf 4.0 or rarer: under ten uses
 # per million words, "boiler", "landlord"; not "appreciated" or "greatly") is specific.
 SPECIFIC_RARITY: Final = 0.6
@@ -40,9 +46,7 @@ SPECIFIC_RARITY: Final = 0.6
 
 def word_overlap(pair: CandidatePair) -> float:
     """Shared topical words over the two memories' words together (Jaccard)."""
-    first, second = topical_roots(pair.first.text), topical_roots(pair.second.text)
-    union = first | second
-    return len(first & second) / len(union) if union else 0.0
+    return _overlap(topical_roots(pair.first.text), topical_roots(pair.second.text))
 
 
 def specific(pair: CandidatePair) -> bool:
@@ -68,9 +72,32 @@ def is_duplicate(pair: CandidatePair) -> bool:
     )
 
 
-def duplicate_drafts(pairs: Sequence[CandidatePair]) -> list[DreamDraft]:
-    """A dream for each duplicate pair, the closest first."""
-    found = [pair for pair in pairs if is_duplicate(pair)]
+def is_routine(pair: CandidatePair, words: ProfileWords) -> bool:
+    """Whether the two are one routine sentence said on two days ("Cooked risotto with tofu for
+    dinner"): the profile holds at least `MIN_SIBLINGS` other memories that say much of it with
+    other values ("Cooked risotto with chicken for dinner", "Cooked a stew with tofu ..."). Two
+    dinners are two events, not one thing said twice; a restatement has no such siblings."""
+    roots = topical_roots(pair.first.text)
+    pair_ids = {pair.first.id, pair.second.id}
+    nearby = {m.id: m for root in roots for m in words.postings.get(root, ()) if m.id not in pair_ids}
+    # A third copy of the same sentence is the thing said once more, not another value.
+    siblings = (
+        m
+        for m in nearby.values()
+        if SIBLING_OVERLAP <= _overlap(roots, topical_roots(m.text)) < NEAR_DUPLICATE_OVERLAP
+    )
+    return sum(1 for _ in islice(siblings, MIN_SIBLINGS)) >= MIN_SIBLINGS
+
+
+def _overlap(first: frozenset[str], second: frozenset[str]) -> float:
+    union = first | second
+    return len(first & second) / len(union) if union else 0.0
+
+
+def duplicate_drafts(pairs: Sequence[CandidatePair], words: ProfileWords | None = None) -> list[DreamDraft]:
+    """A dream for each duplicate pair, the closest first; with the profile's `words`, none that
+    is a routine said again (`is_routine`)."""
+    found = [pair for pair in pairs if is_duplicate(pair) and not (words and is_routine(pair, words))]
     found.sort(key=lambda pair: (-word_overlap(pair), pair.first.id, pair.second.id))
     return [
         duplicate_draft(

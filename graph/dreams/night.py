@@ -27,7 +27,7 @@ from graph.dreams.generator import DreamGenerator, Proposal
 from graph.dreams.kind_words import theme_draft
 from graph.dreams.models import DreamDraft
 from graph.dreams.neighbours import open_space
-from graph.dreams.postings import read_words
+from graph.dreams.postings import ProfileWords, read_words
 from graph.dreams.themes import Theme, find_themes
 
 # The open dreams whose topics a night reads: enough for any person's unanswered questions.
@@ -41,6 +41,8 @@ class Findings:
     contradictions: list[DreamDraft]
     # What the open dreams of earlier nights are about.
     open_topics: frozenset[str] = frozenset()
+    # The words the night read, which tell a routine said again from a restatement.
+    words: ProfileWords | None = None
 
 
 async def find_all(tx: ProfileTx, max_outputs: int, now: datetime, model: str | None) -> Findings:
@@ -51,7 +53,7 @@ async def find_all(tx: ProfileTx, max_outputs: int, now: datetime, model: str | 
     words = await read_words(tx, corpus_size)
     pairs = await candidates_in(tx, space, corpus_size, max_outputs, now, words)
     themes = await find_themes(tx, space, corpus_size, words)
-    return Findings(pairs, themes, await contradiction_drafts(tx), await open_topics(tx))
+    return Findings(pairs, themes, await contradiction_drafts(tx), await open_topics(tx), words)
 
 
 async def open_topics(tx: ProfileTx) -> frozenset[str]:
@@ -89,7 +91,7 @@ def by_turns(*kinds: Sequence[DreamDraft]) -> list[DreamDraft]:
 async def propose_night(findings: Findings, generator: DreamGenerator, max_outputs: int) -> Proposal:
     # A contradiction is a question about what holds now: it comes first.
     others = findings.contradictions + by_turns(
-        duplicate_drafts(findings.pairs), [theme_draft(theme) for theme in findings.themes]
+        duplicate_drafts(findings.pairs, findings.words), [theme_draft(theme) for theme in findings.themes]
     )
     used: set[str] = set()
     topics = set(findings.open_topics)

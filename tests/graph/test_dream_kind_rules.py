@@ -7,12 +7,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from graph.dreams.duplicates import is_duplicate
+from graph.dreams.duplicates import duplicate_drafts, is_duplicate, is_routine
 from graph.dreams.evidence import CandidatePair, Meaning, rare_shared, shared_terms
 from graph.dreams.kind_words import theme_draft
 from graph.dreams.merges import planned_merge, retired_of
 from graph.dreams.models import DreamDraft, DreamKind, DreamStatus, sources_key
 from graph.dreams.night import by_turns, take_unused
+from graph.dreams.postings import indexed
 from graph.dreams.records import CitedFragment, EarlierTheme, Memory
 from graph.dreams.themes import (
     FALLBACK_COHERENCE,
@@ -227,6 +228,29 @@ def test_a_restatement_weeks_apart_is_a_duplicate_but_not_a_routine_or_small_tal
         "Doctor Almeida confirmed I have no penicillin allergy after the hospital rash in Porto last winter.",
     )
     assert not is_duplicate(pair(*allergy, 0.98)), "one denies what the other says"
+
+
+def test_a_routine_sentence_said_on_two_days_is_two_events_not_a_duplicate() -> None:
+    risotto = (
+        memory("Cooked risotto with tofu and leeks for dinner.", 0, "k1"),
+        memory("Cooked risotto with tofu and leeks, for a change, for dinner.", 30, "k2"),
+    )
+    dinners = pair(*risotto, 0.98)
+    assert is_duplicate(dinners)
+    others = [
+        memory("Cooked risotto with chicken and leeks for dinner.", 10, "o1"),
+        memory("Cooked a stew with tofu and leeks for dinner.", 20, "o2"),
+    ]
+    assert is_routine(dinners, indexed([*risotto, *others], whole=True))
+    assert duplicate_drafts([dinners], indexed([*risotto, *others], whole=True)) == []
+    # Said a third and a fourth time, a restatement is still one thing said again.
+    ines = [
+        memory("My daughter Ines is allergic to peanuts and carries an EpiPen.", 40 * i, f"i{i}")
+        for i in range(4)
+    ]
+    restated = pair(ines[0], ines[1], 0.98)
+    assert not is_routine(restated, indexed(ines, whole=True))
+    assert len(duplicate_drafts([restated], indexed(ines, whole=True))) == 1
 
 
 def test_a_merge_retracts_the_earlier_unless_only_it_supports_claims() -> None:

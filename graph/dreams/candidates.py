@@ -42,8 +42,8 @@ from graph.dreams.evidence import (
     evidence_score,
     is_restatement,
     link_score,
-    rare_shared,
     shared_terms,
+    shared_words,
     term_root,
     term_weight,
     topical_roots,
@@ -333,8 +333,8 @@ def _candidate(
     """The pair with its evidence; `frequency` says how many of the profile's memories use a word."""
     terms = shared_terms(item.seed.text, item.other.text)
     counts = {term: frequency(term) for term in terms}
-    shared = rare_shared((item.seed.text, item.other.text), terms, counts, size)
-    return CandidatePair(item.seed, item.other, meaning, shared, size)
+    shared, framed = shared_words((item.seed.text, item.other.text), terms, counts, size)
+    return CandidatePair(item.seed, item.other, meaning, shared, size, framed)
 
 
 async def _evidence_sets(tx: ProfileTx, memories: Iterable[Memory]) -> dict[str, set[str]]:

@@ -50,9 +50,10 @@ def word_overlap(pair: CandidatePair) -> float:
 
 
 def specific(pair: CandidatePair) -> bool:
-    """Whether the two share a word few of the profile's memories use (the pair's evidence, which
-    leaves out names only used to address someone) that is a name or uncommon in English."""
-    return any(term.entity or term.english >= SPECIFIC_RARITY for term in pair.shared)
+    """Whether the two share a word few of the profile's memories use (names only used to address
+    someone left out) that is a name or uncommon in English. A restatement says it in the same
+    frame, which keeps such a word from linking two memories but not from being specific."""
+    return any(term.entity or term.english >= SPECIFIC_RARITY for term in (*pair.shared, *pair.framed))
 
 
 def is_duplicate(pair: CandidatePair) -> bool:

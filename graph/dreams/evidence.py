@@ -139,6 +139,8 @@ class CandidatePair:
     meaning: Meaning | None  # None when either memory has no vector of the running model
     shared: tuple[SharedTerm, ...]  # rare shared words, rarest first
     corpus_size: int
+    # Rare words both say in one routine frame: no evidence of a link (`shared_words`).
+    framed: tuple[SharedTerm, ...] = ()
 
     @property
     def apart(self) -> timedelta:
@@ -325,26 +327,30 @@ def in_one_frame(term: str, texts: tuple[str, str]) -> bool:
     return bool(frames_around(root, texts[0]) & frames_around(root, texts[1]))
 
 
-def rare_shared(
+def shared_words(
     pair_texts: tuple[str, str], terms: Sequence[str], frequency: Mapping[str, int], corpus_size: int
-) -> tuple[SharedTerm, ...]:
-    """The shared words few memories use, strongest first; common ones, names used only to
-    address someone, and words both say in one routine frame (unless they name one thing only
-    these two name) are no evidence."""
+) -> tuple[tuple[SharedTerm, ...], tuple[SharedTerm, ...]]:
+    """The shared words few memories use, in two parts, each strongest first: the evidence, and
+    those both say in one routine frame, which tie nothing (unless they name one thing only these
+    two name) yet still make a restatement specific. Common words and names used only to address
+    someone are in neither."""
     ceiling = common_ceiling(corpus_size)
     names = shared_names(*pair_texts)
     addressed = addressed_only(pair_texts[0]) | addressed_only(pair_texts[1])
-    counted = [
-        SharedTerm(term, count, english_rarity(term), term_root(term) in names)
-        for term in terms
-        if (count := max(1, frequency.get(term, 1))) <= ceiling and term_root(term) not in addressed
-    ]
-    kept = [
+    counted = sorted(
+        (
+            SharedTerm(term, count, english_rarity(term), term_root(term) in names)
+            for term in terms
+            if (count := max(1, frequency.get(term, 1))) <= ceiling and term_root(term) not in addressed
+        ),
+        key=lambda t: (-term_weight(t, corpus_size), t.term),
+    )
+    framed = [
         term
         for term in counted
-        if (term.frequency <= 2 and names_one_thing(term)) or not in_one_frame(term.term, pair_texts)
+        if not (term.frequency <= 2 and names_one_thing(term)) and in_one_frame(term.term, pair_texts)
     ]
-    return tuple(sorted(kept, key=lambda t: (-term_weight(t, corpus_size), t.term)))
+    return tuple(term for term in counted if term not in framed), tuple(framed)
 
 
 def idf(term: SharedTerm, corpus_size: int) -> float:

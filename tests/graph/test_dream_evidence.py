@@ -21,8 +21,8 @@ from graph.dreams.evidence import (
     link_score,
     mutual_bonus,
     names_one_thing,
-    rare_shared,
     shared_terms,
+    shared_words,
     term_weight,
     written_as_names,
 )
@@ -46,8 +46,8 @@ def pair(
     terms = shared_terms(first.text, second.text)
     frequency = dict.fromkeys(terms, 2)
     meaning = Meaning(cosine, neighbourhood, neighbourhood) if cosine is not None else None
-    shared = rare_shared((first.text, second.text), terms, frequency, size)
-    return CandidatePair(first, second, meaning, shared, size)
+    shared, framed = shared_words((first.text, second.text), terms, frequency, size)
+    return CandidatePair(first, second, meaning, shared, size, framed)
 
 
 def test_greetings_and_fillers_are_no_shared_evidence() -> None:
@@ -56,7 +56,7 @@ def test_greetings_and_fillers_are_no_shared_evidence() -> None:
     shared = shared_terms(first, second)
     assert not {"hey", "since", "talked", "talk", "good", "week"} & set(shared)
     # What is left is the two speakers' names, which every memory of the profile carries.
-    assert rare_shared((first, second), shared, dict.fromkeys(shared, 300), 400) == ()
+    assert shared_words((first, second), shared, dict.fromkeys(shared, 300), 400)[0] == ()
 
 
 def test_a_pair_that_shares_only_small_talk_is_not_a_connection() -> None:
@@ -124,21 +124,28 @@ def test_a_word_both_say_in_one_routine_frame_is_no_evidence_unless_it_names_one
     second = memory("b", "Paid the phone bill, split with my flatmate.", 20)
     shared = shared_terms(first.text, second.text)
     frequency = dict.fromkeys(shared, 4)
-    kept = {term.term for term in rare_shared((first.text, second.text), shared, frequency, 40)}
-    assert {"split", "flatmate"} <= set(shared) and not kept & {"split", "flatmate"}
+    evidence, framed = shared_words((first.text, second.text), shared, frequency, 40)
+    assert {"split", "flatmate"} <= set(shared) and not {term.term for term in evidence} & {
+        "split",
+        "flatmate",
+    }
+    # Not evidence, yet kept apart: said again in the same frame, they make a restatement specific.
+    assert {"split", "flatmate"} <= {term.term for term in framed}
     # The same word in sentences of their own is evidence.
     other = memory("c", "My flatmate is moving to Leeds in spring.", 20)
     terms = shared_terms(first.text, other.text)
-    assert [t.term for t in rare_shared((first.text, other.text), terms, dict.fromkeys(terms, 4), 40)] == [
-        "flatmate"
-    ]
+    assert [
+        t.term for t in shared_words((first.text, other.text), terms, dict.fromkeys(terms, 4), 40)[0]
+    ] == ["flatmate"]
     # A frame with a word that is not everyday English is the subject's own phrase.
     trivia = (
         memory("f", "We won the Harry Potter trivia night!"),
         memory("g", "Harry Potter trivia again on Friday.", 9),
     )
     terms = shared_terms(trivia[0].text, trivia[1].text)
-    kept = {t.term for t in rare_shared((trivia[0].text, trivia[1].text), terms, dict.fromkeys(terms, 3), 40)}
+    kept = {
+        t.term for t in shared_words((trivia[0].text, trivia[1].text), terms, dict.fromkeys(terms, 3), 40)[0]
+    }
     assert "trivia" in kept
     # A name only the two say ties them in any frame.
     named = (
@@ -147,7 +154,7 @@ def test_a_word_both_say_in_one_routine_frame_is_no_evidence_unless_it_names_one
     )
     terms = shared_terms(named[0].text, named[1].text)
     assert [
-        t.term for t in rare_shared((named[0].text, named[1].text), terms, dict.fromkeys(terms, 2), 40)
+        t.term for t in shared_words((named[0].text, named[1].text), terms, dict.fromkeys(terms, 2), 40)[0]
     ] == ["ysolde"]
 
 
@@ -318,11 +325,11 @@ def test_a_name_used_only_to_address_someone_is_no_shared_topic() -> None:
     painting = "Melanie: Your painting of the lake made me cry, Caro!"
     shared = shared_terms(praise, painting)
     assert "caro" in shared
-    assert "caro" not in {term.term for term in rare_shared((praise, painting), shared, {}, 400)}
+    assert "caro" not in {term.term for term in shared_words((praise, painting), shared, {}, 400)[0]}
     # Spoken about, not to, the same name is evidence again; lists with commas are not address.
     about = "Melanie: Caro and I went to Paris, Lyon, and Nice for the painting fair!"
     also = "Caro sold her first painting at the Lyon fair."
-    kept = {term.term for term in rare_shared((about, also), shared_terms(about, also), {}, 400)}
+    kept = {term.term for term in shared_words((about, also), shared_terms(about, also), {}, 400)[0]}
     assert {"caro", "lyon"} <= kept
 
 

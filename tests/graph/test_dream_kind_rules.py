@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from graph.dreams.duplicates import duplicate_drafts, is_duplicate, is_routine
-from graph.dreams.evidence import CandidatePair, Meaning, rare_shared, shared_terms
+from graph.dreams.evidence import CandidatePair, Meaning, shared_terms, shared_words
 from graph.dreams.kind_words import theme_draft
 from graph.dreams.merges import planned_merge, retired_of
 from graph.dreams.models import DreamDraft, DreamKind, DreamStatus, sources_key
@@ -42,8 +42,8 @@ def pair(first: Memory, second: Memory, cosine: float | None = None) -> Candidat
     """The pair as the finder weighs it in a profile of 100 where only these two use their words."""
     meaning = Meaning(cosine, 0.5, 0.5) if cosine is not None else None
     terms = shared_terms(first.text, second.text)
-    shared = rare_shared((first.text, second.text), terms, dict.fromkeys(terms, 2), 100)
-    return CandidatePair(first, second, meaning, shared, 100)
+    shared, framed = shared_words((first.text, second.text), terms, dict.fromkeys(terms, 2), 100)
+    return CandidatePair(first, second, meaning, shared, 100, framed)
 
 
 def forty_days_apart(prefix: str, *texts: str) -> list[Memory]:

@@ -108,57 +108,55 @@ def test_no_theme_from_one_sitting_a_short_span_an_everyday_word_or_one_sentence
     assert themes_in({"washing": routine}, 60) == []
 
 
-def test_a_word_filling_one_slot_of_a_routine_sentence_is_no_theme_and_a_name_in_any_frame_is() -> None:
-    shifts = forty_days_apart(
-        "s",
+# Routine sentences said on three days, one word in a slot each time. A sentence's start or end
+# is part of a frame ("Cooked pasta with ...", "... the beans again."), and so are capitalised
+# everyday words ("I", "TV"); a name would not be.
+ROUTINES = {
+    "radiology": (
         "Night shift on radiology, calm.",
         "Night shift on radiology, a difficult family, more or less.",
         "Night shift on radiology, three admissions again.",
-    )
-    complaints = forty_days_apart(
-        "c",
+    ),
+    "inbox": (
         "Ugh, my inbox is awful today.",
         "Ugh, my inbox is a mess today.",
         "Ugh, my inbox is so slow today.",
-    )
+    ),
+    "pasta": (
+        "Cooked pasta with chicken, as expected for dinner.",
+        "Cooked pasta with tofu for dinner. Went home along the river.",
+        "Cooked pasta with leeks, for a change for dinner.",
+    ),
+    "bean": (
+        "In the garden I sowed the beans again.",
+        "In the garden I staked the beans again.",
+        "In the garden I repotted the beans again. A boat was moored by the bridge.",
+    ),
+    "licence": (
+        "Paid the TV licence, cheaper this time.",
+        "Paid the TV licence, need to budget again.",
+        "Paid the TV licence, split with my flatmate.",
+    ),
+    "repott": (
+        "In the garden I repotted the dahlias, more or less.",
+        "In the garden I repotted the onions. Listened to Keimounoux on the way.",
+        "In the garden I repotted the beans again.",
+    ),
+}
+
+
+@pytest.mark.parametrize("root", sorted(ROUTINES))
+def test_a_word_filling_one_slot_of_a_routine_sentence_is_no_theme(root: str) -> None:
+    assert themes_in({root: forty_days_apart(root, *ROUTINES[root])}, 40) == []
+
+
+def test_a_name_is_a_theme_in_any_frame_or_none() -> None:
     cafe = forty_days_apart(
         "k",
         "Paid the rent, on time. Coffee at Krotravon first.",
         "Cycled to work this morning, sunny. Stopped by Krotravon for a pastry.",
         "In the garden I weeded the beans. Krotravon had a queue out the door.",
     )
-    # A sentence's start or end is part of a frame: "Cooked pasta with ...", "... the beans again."
-    dinners = forty_days_apart(
-        "p",
-        "Cooked pasta with chicken, as expected for dinner.",
-        "Cooked pasta with tofu for dinner. Went home along the river.",
-        "Cooked pasta with leeks, for a change for dinner.",
-    )
-    beans = forty_days_apart(
-        "b",
-        "In the garden I sowed the beans again.",
-        "In the garden I staked the beans again.",
-        "In the garden I repotted the beans again. A boat was moored by the bridge.",
-    )
-    # Capitalised everyday words ("I", "TV") are part of a frame; a name would not be.
-    licence = forty_days_apart(
-        "t",
-        "Paid the TV licence, cheaper this time.",
-        "Paid the TV licence, need to budget again.",
-        "Paid the TV licence, split with my flatmate.",
-    )
-    repotting = forty_days_apart(
-        "r",
-        "In the garden I repotted the dahlias, more or less.",
-        "In the garden I repotted the onions. Listened to Keimounoux on the way.",
-        "In the garden I repotted the beans again.",
-    )
-    assert themes_in({"licence": licence}, 40) == []
-    assert themes_in({"repott": repotting}, 40) == []
-    assert themes_in({"pasta": dinners}, 40) == []
-    assert themes_in({"bean": beans}, 40) == []
-    assert themes_in({"radiology": shifts}, 40) == []
-    assert themes_in({"inbox": complaints}, 40) == []
     assert [theme.term for theme in themes_in({"krotravon": cafe}, 40)] == ["Krotravon"]
     # A name said in one frame each time ("my sister Ana") is still one person coming back.
     sister = forty_days_apart(

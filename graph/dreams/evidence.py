@@ -240,9 +240,20 @@ def written_as_names(text: str) -> frozenset[str]:
         before = text[: match.start()].rstrip()
         starts_sentence = not before or before[-1] in _SENTENCE_END
         plain = tokens(word)
-        if plain and (not starts_sentence or _name_follows(text, words, index)):
+        if plain and (
+            not starts_sentence or (_name_follows(text, words, index) and _may_be_a_name(plain[0]))
+        ):
             names.add(term_root(plain[0]))
     return frozenset(names)
+
+
+@lru_cache(maxsize=8192)
+def _may_be_a_name(word: str) -> bool:
+    """Whether a word opening a sentence before a name may be a first name: English's lexicon does
+    not know it or reads it as a noun ("Casimir", "Rose"), never only as a verb or an adjective
+    ("Brushed Vobounais after the run", "Tired Ana went home")."""
+    readings = getAllLemmas(word)
+    return not readings or "NOUN" in readings or "PROPN" in readings
 
 
 def _name_follows(text: str, words: list[re.Match[str]], index: int) -> bool:

@@ -96,6 +96,8 @@ def test_names_are_capitalised_inside_sentences_or_followed_by_another_name() ->
     assert "sweden" in written_as_names("Caroline: I moved from Sweden at four.")
     assert "thaddeu" in written_as_names("Thaddeus Ruark is organising the street party.")
     assert not written_as_names("Setbacks are just opportunities. The party was great.")
+    # A verb opening a sentence before a name is no first name.
+    assert written_as_names("Brushed Vobounais after the muddy run.") == {"vobounai"}
 
 
 def test_a_shared_rare_name_links_memories_whose_meanings_are_not_far_apart() -> None:

@@ -356,11 +356,7 @@ def shared_words(
         ),
         key=lambda t: (-term_weight(t, corpus_size), t.term),
     )
-    framed = [
-        term
-        for term in counted
-        if not (term.frequency <= 2 and names_one_thing(term)) and in_one_frame(term.term, pair_texts)
-    ]
+    framed = [term for term in counted if not only_these_name(term) and in_one_frame(term.term, pair_texts)]
     return tuple(term for term in counted if term not in framed), tuple(framed)
 
 
@@ -422,9 +418,13 @@ def is_restatement(pair: CandidatePair) -> bool:
     return bool(union) and len(first & second) / len(union) >= NEAR_DUPLICATE_OVERLAP
 
 
+def only_these_name(term: SharedTerm) -> bool:
+    """Whether the word names one thing (a person, a place, an axolotl) and only the pair says it."""
+    return term.frequency <= 2 and names_one_thing(term)
+
+
 def shares_a_unique_name(pair: CandidatePair) -> bool:
-    """Whether the two are the only memories naming one thing (a person, a place, an axolotl)."""
-    return any(term.frequency <= 2 and names_one_thing(term) for term in pair.shared)
+    return any(map(only_these_name, pair.shared))
 
 
 def evidence_score(pair: CandidatePair) -> float:

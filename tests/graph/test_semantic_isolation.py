@@ -9,6 +9,7 @@ as asked, and never the other's.
 
 from __future__ import annotations
 
+import shutil
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 import pytest
+from neo4j.vector import Vector
 
 from graph.access import ConnectionSettings, GraphStore, ProfileGraph, ProfileTx
 from graph.dreams.config import DreamingConfig
@@ -41,10 +43,13 @@ from tests.conftest import TEST_PROFILE_PREFIX
 pytestmark = [pytest.mark.anyio, pytest.mark.neo4j, pytest.mark.crowd]
 
 NEIGHBOUR_SIZE = 100_000
-# Neo4j inserts a transaction's vectors into the index at its commit, and other writers wait
-# for it: while 5,000-vector transactions loaded, a one-vector write took up to 21 s. Small
-# transactions keep the other test worker's writes inside their 15 s deadline.
-BATCH = 250
+# Neo4j inserts a transaction's vectors into the index at its commit, and other writers wait for
+# it (a one-vector write waited up to 21 s beside 5,000-vector transactions). Alone in a
+# database and a lane of its own, the load takes larger ones: 250 vectors a transaction cost
+# Neo4j about a third more CPU than 2,000. On a busy machine one of 5,000 outlasted the 15 s
+# call deadline, so each load transaction gets several deadlines.
+BATCH = 2_000
+LOAD_PATIENCE = 4
 PEOPLE = ("Ana", "Bruno", "Chen", "Dara", "Emeka", "Farah", "Goran", "Hana", "Ivo", "Jun")
 DOINGS = (
     "baked sourdough bread",
@@ -71,16 +76,6 @@ _BULK_FRAGMENTS = ScopedQuery(
     CALL db.create.setNodeVectorProperty(f, 'embedding', row.vector)
     """,
 )
-_DELETE_SOME = ScopedQuery(
-    "test_delete_some_fragments",
-    """
-    MATCH (f:SourceFragment {profile_id: $profile_id})
-    WITH f LIMIT $limit
-    DETACH DELETE f
-    RETURN count(*) AS deleted
-    """,
-)
-
 _SOME_NEIGHBOUR_MEMORIES = ScopedQuery(
     "test_some_neighbour_memories",
     """
@@ -101,11 +96,6 @@ async def _bulk(tx: ProfileTx, rows: list[dict[str, object]], model: str) -> Non
     await tx.run(_BULK_FRAGMENTS, rows=rows, model=model)
 
 
-async def _delete_some(tx: ProfileTx) -> int:
-    row = await tx.single(_DELETE_SOME, limit=BATCH * 4)
-    return int(row["deleted"]) if row else 0
-
-
 async def _fill_neighbour(graph: ProfileGraph, embedder: Embedder) -> None:
     base = np.array(await embedder.passages(SMALL_TEXTS), dtype=np.float32)
     noise = np.random.default_rng(7)
@@ -113,26 +103,31 @@ async def _fill_neighbour(graph: ProfileGraph, embedder: Embedder) -> None:
         picks = np.arange(start, start + BATCH) % len(SMALL_TEXTS)
         vectors = base[picks] + noise.normal(0, 0.01, size=(BATCH, base.shape[1])).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        # Packed float32 (Bolt 6), stored as the same list of floats a list parameter gives: a
+        # list of 384 Python floats cost this process 32 s of CPU for the 100,000 against 6 s.
         rows = [
-            {"id": f"nb-{uuid.uuid4()}", "text": f"neighbour note {start + i}", "vector": vector.tolist()}
+            {"id": f"nb-{uuid.uuid4()}", "text": f"neighbour note {start + i}", "vector": Vector(vector)}
             for i, vector in enumerate(vectors)
         ]
-        await graph.write(_bulk, rows, embedder.model_id)
+        await graph.patient(LOAD_PATIENCE).write(_bulk, rows, embedder.model_id)
 
 
 @pytest.fixture(scope="module")
 def crowded_database() -> Iterator[ConnectionSettings]:
-    """A Neo4j of this module's own. Loading and removing 100,000 vectors makes the vector index
-    merge segments of that size, and every other writer of the database waits for such a merge
-    (a profile's deletion beside the load once took over 120 s): the suite's shared instance
-    would stall the other worker's tests."""
-    local = LocalNeo4j(LocalNeo4j.default_home(), "test-crowd")
-    local.start()
-    credentials = local.credentials()
+    """A Neo4j of this module's own, made for this run and thrown away after it. Loading and
+    removing 100,000 vectors makes the vector index merge segments of that size, and every other
+    writer of the database waits for such a merge (a profile's deletion beside the load once
+    took over 120 s): the suite's shared instance would stall the other worker's tests. Thrown
+    away whole, its 100,000 nodes need no deleting, and no run loads into a store grown by the
+    last."""
+    local = LocalNeo4j(LocalNeo4j.default_home(), f"crowd-{uuid.uuid4().hex[:8]}")
     try:
+        local.start()
+        credentials = local.credentials()
         yield ConnectionSettings(credentials.uri, credentials.username, credentials.password)
     finally:
         local.stop()
+        shutil.rmtree(local.instance_dir, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -151,9 +146,6 @@ async def crowd(crowded_database: ConnectionSettings, embedder: Embedder) -> Asy
                 ).fragment.id
         yield Crowd(small, small_ids, neighbour)
     finally:
-        for graph in (neighbour, small):
-            while await graph.write(_delete_some):
-                pass
         await store.close()
 
 

@@ -65,6 +65,10 @@ from graph.memory.claims import DREAM_FEEDBACK_LABEL
 from graph.rows import count_of
 from graph.text import fulltext_clause, fulltext_query, salient_terms
 
+# Reading a large profile's candidates is dozens of vector searches in one read (both members of
+# each shortlisted pair found by its words): on two busy cores that passes the interactive call's
+# deadline, so the dream phase and a host's `list_dream_candidates` give it this many times more.
+FINDING_PATIENCE: Final = 4
 MIN_SEEDS: Final = 12
 # Older seeds come from this many places in the profile's life, a few after each.
 WINDOWS: Final = 8

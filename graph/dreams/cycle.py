@@ -26,6 +26,7 @@ from graph.access import ProfileGraph, ProfileTx
 from graph.clock import utcnow
 from graph.dreams import queries as q
 from graph.dreams import reevaluation_queries as reevaluation
+from graph.dreams.candidates import FINDING_PATIENCE
 from graph.dreams.config import MAX_OUTPUTS_LIMIT, DreamingConfig, effective_config
 from graph.dreams.confirmations import promote_taken
 from graph.dreams.generator import DreamGenerator, LinkGenerator, Proposal
@@ -227,7 +228,7 @@ def _dream_fields(draft: DreamDraft) -> dict[str, Any]:
 async def _draft_dreams(
     graph: ProfileGraph, plan: CyclePlan, generator: DreamGenerator, model: str | None
 ) -> Proposal:
-    findings = await graph.read(find_all, plan.max_outputs, plan.started_at, model)
+    findings = await graph.patient(FINDING_PATIENCE).read(find_all, plan.max_outputs, plan.started_at, model)
     # Outside the transaction: a generator may take its time (or call a model).
     return await propose_night(findings, generator, plan.max_outputs)
 

@@ -23,7 +23,7 @@ from typing import Any, Final
 from graph.access import ProfileGraph, ProfileTx
 from graph.clock import utcnow
 from graph.dreams import host_queries as hq
-from graph.dreams.candidates import find_candidates, pair_evidence
+from graph.dreams.candidates import FINDING_PATIENCE, find_candidates, pair_evidence
 from graph.dreams.evidence import JUDGED_FLOOR_SHARE, CandidatePair, evidence_score, is_restatement
 from graph.dreams.generator import LinkGenerator, connections, draft
 from graph.dreams.models import (
@@ -140,7 +140,7 @@ async def list_candidates(
     if not 1 <= limit <= MAX_CANDIDATES:
         raise InvalidInputError(f"limit must be 1 to {MAX_CANDIDATES}.")
     model = await _model(graph, vectors)
-    pairs = await graph.read(find_candidates, limit, now or utcnow(), model)
+    pairs = await graph.patient(FINDING_PATIENCE).read(find_candidates, limit, now or utcnow(), model)
     # The host's model judges every candidate, so it gets the wider set, several pairs of one
     # topic included: it asks the person one question of them, the one it finds best.
     chosen = connections(pairs, limit, JUDGED_FLOOR_SHARE, per_topic=False)

@@ -19,8 +19,7 @@ already linked by evidence and pairs dreamed before in any status are dropped.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import combinations
@@ -46,12 +45,11 @@ from graph.dreams.evidence import (
     shared_words,
     term_root,
     term_weight,
-    topical_roots,
     topical_terms,
 )
 from graph.dreams.models import sources_key
 from graph.dreams.neighbours import ExactSpace, MeaningSpace, Neighbours, open_space, pair_id
-from graph.dreams.postings import ProfileWords, read_words, word_postings
+from graph.dreams.postings import ProfileWords, indexed, read_words
 from graph.dreams.records import (
     Memory,
     StoredProfile,
@@ -109,12 +107,20 @@ def _distinct(found: Iterable[_Found]) -> dict[tuple[str, str], _Found]:
 # --- the whole profile ----------------------------------------------------------------------
 
 
-def _shared_word_pairs(memories: Sequence[Memory], ceiling: int) -> list[_Found]:
+def _pairable(words: ProfileWords, ceiling: int) -> Iterator[tuple[str, Sequence[Memory]]]:
+    """Each word two to `ceiling` (at most `MAX_WORD_HOLDERS`) of the memories read use, with them."""
+    return (
+        (root, holders)
+        for root, holders in words.postings.items()
+        if 1 < len(holders) <= min(ceiling, MAX_WORD_HOLDERS)
+    )
+
+
+def _shared_word_pairs(words: ProfileWords, ceiling: int) -> list[_Found]:
     """Pairs of memories that share a word at most `ceiling` memories use."""
     return [
         _Found(first, second, None)
-        for holders in word_postings(memories).values()
-        if 1 < len(holders) <= min(ceiling, MAX_WORD_HOLDERS)
+        for _, holders in _pairable(words, ceiling)
         for first, second in combinations(holders, 2)
     ]
 
@@ -124,8 +130,7 @@ def _rarest_word_pairs(words: ProfileWords, ceiling: int, budget: int) -> list[_
     of the rarest words first (by their weight as evidence, counted among the words read)."""
     ranked = sorted(
         (-_word_weight(root, holders, len(words.memories)), root)
-        for root, holders in words.postings.items()
-        if 1 < len(holders) <= min(ceiling, MAX_WORD_HOLDERS)
+        for root, holders in _pairable(words, ceiling)
     )
     found: list[_Found] = []
     for _, root in ranked:
@@ -135,9 +140,13 @@ def _rarest_word_pairs(words: ProfileWords, ceiling: int, budget: int) -> list[_
     return found[:budget]
 
 
-def _word_frequency(memories: Sequence[Memory]) -> Counter[str]:
-    """How many memories use each word, counted by its root."""
-    return Counter(root for memory in memories for root in topical_roots(memory.text))
+def _counts_in(words: ProfileWords) -> Callable[[str], int]:
+    """How many of the memories read use a word, counted by its root."""
+
+    def frequency(term: str) -> int:
+        return words.holders(term_root(term))
+
+    return frequency
 
 
 async def _whole_profile(space: ExactSpace, corpus_size: int) -> list[CandidatePair]:
@@ -147,24 +156,21 @@ async def _whole_profile(space: ExactSpace, corpus_size: int) -> list[CandidateP
     memories = space.memories
     neighbours = await space.neighbours(memories, NEIGHBOURHOOD)
     semantic = [_Found(by, other, cosine) for by in memories for other, cosine in neighbours.get(by.id, [])]
-    words = await anyio.to_thread.run_sync(_shared_word_pairs, memories, common_ceiling(corpus_size))
-    pairs = _distinct(semantic + words)
+    words = await anyio.to_thread.run_sync(indexed, memories, True)
+    by_words = await anyio.to_thread.run_sync(_shared_word_pairs, words, common_ceiling(corpus_size))
+    pairs = _distinct(semantic + by_words)
     meanings = await _meanings(space, pairs, neighbours)
-    return await anyio.to_thread.run_sync(_weighed, memories, pairs, meanings, corpus_size)
+    return await anyio.to_thread.run_sync(_weighed, words, pairs, meanings, corpus_size)
 
 
 def _weighed(
-    memories: Sequence[Memory],
+    words: ProfileWords,
     pairs: dict[tuple[str, str], _Found],
     meanings: dict[tuple[str, str], Meaning],
     corpus_size: int,
 ) -> list[CandidatePair]:
     """The pairs with their evidence, each word counted among the whole profile's memories."""
-    by_root = _word_frequency(memories)
-
-    def frequency(term: str) -> int:
-        return by_root.get(term_root(term), 1)
-
+    frequency = _counts_in(words)
     return [_candidate(item, meanings.get(key), frequency, corpus_size) for key, item in pairs.items()]
 
 
@@ -255,9 +261,7 @@ async def _seeded(
 
     # Counted among the words read: exact for the whole profile, a lower bound for a slice
     # (so an upper bound on a pair's words, which is what a shortlist may rank by).
-    def counted(term: str) -> int:
-        return words.holders(term_root(term))
-
+    counted = _counts_in(words)
     shortlist = pairs
     if space is not None:
         shortlist = await _shortlist(space, pairs, neighbours, counted, corpus_size, max_outputs)
@@ -442,16 +446,9 @@ async def pair_evidence(
     space = await open_space(tx, model) if model else None
     found = _distinct(_Found(first, second, None) for first, second in pairs)
     if isinstance(space, ExactSpace) and len(space.memories) > 1:
-        by_root = _word_frequency(space.memories)
-
-        def frequency(term: str) -> int:
-            return by_root.get(term_root(term), 1)
+        frequency = _counts_in(indexed(space.memories, True))
     else:
-        words = {term for item in found.values() for term in shared_terms(item.seed.text, item.other.text)}
-        counted = await _frequencies(tx, words, common_ceiling(corpus_size))
-
-        def frequency(term: str) -> int:
-            return counted.get(term, 1)
+        frequency = await _profile_counts(tx, found.values(), common_ceiling(corpus_size))
 
     meanings = {}
     if space is not None:

@@ -27,6 +27,7 @@ from graph.dreams.evidence import (
     NEAR_DUPLICATE_OVERLAP,
     SAME_MOMENT,
     CandidatePair,
+    jaccard,
     topical_roots,
 )
 from graph.dreams.kind_words import duplicate_draft
@@ -46,7 +47,7 @@ SPECIFIC_RARITY: Final = 0.6
 
 def word_overlap(pair: CandidatePair) -> float:
     """Shared topical words over the two memories' words together (Jaccard)."""
-    return _overlap(topical_roots(pair.first.text), topical_roots(pair.second.text))
+    return jaccard(topical_roots(pair.first.text), topical_roots(pair.second.text))
 
 
 def specific(pair: CandidatePair) -> bool:
@@ -85,14 +86,9 @@ def is_routine(pair: CandidatePair, words: ProfileWords) -> bool:
     siblings = (
         m
         for m in nearby.values()
-        if SIBLING_OVERLAP <= _overlap(roots, topical_roots(m.text)) < NEAR_DUPLICATE_OVERLAP
+        if SIBLING_OVERLAP <= jaccard(roots, topical_roots(m.text)) < NEAR_DUPLICATE_OVERLAP
     )
     return sum(1 for _ in islice(siblings, MIN_SIBLINGS)) >= MIN_SIBLINGS
-
-
-def _overlap(first: frozenset[str], second: frozenset[str]) -> float:
-    union = first | second
-    return len(first & second) / len(union) if union else 0.0
 
 
 def duplicate_drafts(pairs: Sequence[CandidatePair], words: ProfileWords | None = None) -> list[DreamDraft]:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import lru_cache
@@ -413,9 +414,16 @@ def is_restatement(pair: CandidatePair) -> bool:
     """Near-identical vectors or nearly the same words: saying a thing twice links nothing."""
     if pair.meaning is not None and pair.meaning.cosine >= NEAR_DUPLICATE_COSINE:
         return True
-    first, second = set(topical_terms(pair.first.text)), set(topical_terms(pair.second.text))
+    return (
+        jaccard(set(topical_terms(pair.first.text)), set(topical_terms(pair.second.text)))
+        >= NEAR_DUPLICATE_OVERLAP
+    )
+
+
+def jaccard(first: AbstractSet[str], second: AbstractSet[str]) -> float:
+    """The words both hold over the words either holds (0 when neither holds any)."""
     union = first | second
-    return bool(union) and len(first & second) / len(union) >= NEAR_DUPLICATE_OVERLAP
+    return len(first & second) / len(union) if union else 0.0
 
 
 def only_these_name(term: SharedTerm) -> bool:

@@ -44,6 +44,7 @@ from graph.dreams.evidence import (
     english_rarity,
     everyday,
     frames_around,
+    jaccard,
     term_root,
     term_weight,
     topical_roots,
@@ -224,7 +225,7 @@ def _around(root: str, text: str) -> set[str]:
 
 def _mean_overlap(word_sets: Sequence[set[str] | frozenset[str]]) -> float:
     """The mean Jaccard overlap of every two of the sets that are not both empty (0 with none)."""
-    overlaps = [len(a & b) / len(a | b) for a, b in combinations(word_sets, 2) if a | b]
+    overlaps = [jaccard(a, b) for a, b in combinations(word_sets, 2) if a | b]
     return fmean(overlaps) if overlaps else 0.0
 
 

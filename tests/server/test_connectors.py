@@ -10,7 +10,8 @@ import os
 import secrets
 import tempfile
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +97,32 @@ class Remembered:
         self.client = client_info
 
 
+def consent_hooks(
+    browser: WebDriver, server: HttpServer, callback: Callback
+) -> tuple[Callable[[str], Awaitable[None]], Callable[[], Awaitable[AuthorizationCodeResult]]]:
+    """The SDK's OAuth client's two hooks, for a person who allows in the browser: open the
+    consent page it redirects to, then hand back what the callback page received."""
+
+    async def redirect(url: str) -> None:
+        await anyio.to_thread.run_sync(consent_in_browser, browser, url, server, callback)
+
+    async def came_back() -> AuthorizationCodeResult:
+        query = callback.wait()
+        return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
+
+    return redirect, came_back
+
+
+@asynccontextmanager
+async def signed_in(server: HttpServer, auth: OAuthClientProvider) -> AsyncIterator[Client]:
+    """An MCP client of `server` whose requests `auth` signs (signing in first when it must)."""
+    async with (
+        httpx2.AsyncClient(auth=auth, timeout=httpx2.Timeout(30, read=120)) as signed,
+        Client(streamable_http_client(server.url, http_client=signed)) as client,
+    ):
+        yield client
+
+
 def consent_in_browser(page: WebDriver, url: str, server: HttpServer, callback: Callback) -> None:
     """What the person does: sign in on the way, read what the app asks for at phone width, allow."""
     page.delete_all_cookies()
@@ -116,14 +143,7 @@ async def test_a_connector_discovers_registers_is_allowed_calls_refreshes_and_is
 ) -> None:
     storage = Remembered()
     with callback_server() as callback:
-
-        async def redirect(url: str) -> None:
-            await anyio.to_thread.run_sync(consent_in_browser, browser, url, server, callback)
-
-        async def came_back() -> AuthorizationCodeResult:
-            query = callback.wait()
-            return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
-
+        redirect, came_back = consent_hooks(browser, server, callback)
         metadata = OAuthClientMetadata(
             client_name="Phone notes",
             redirect_uris=[callback.url],  # type: ignore[list-item]
@@ -131,10 +151,7 @@ async def test_a_connector_discovers_registers_is_allowed_calls_refreshes_and_is
             token_endpoint_auth_method="none",
         )
         auth = OAuthClientProvider(server.url, metadata, storage, redirect, came_back)
-        async with (
-            httpx2.AsyncClient(auth=auth, timeout=httpx2.Timeout(30, read=120)) as signed,
-            Client(streamable_http_client(server.url, http_client=signed)) as client,
-        ):
+        async with signed_in(server, auth) as client:
             stored = structured(await client.call_tool("remember", {"content": "I keep bees on the roof."}))
             assert stored["fragment"]["id"]
     assert storage.tokens is not None and storage.client is not None
@@ -193,14 +210,7 @@ async def test_a_connector_known_by_its_metadata_document_over_tls_is_allowed_an
             SSL_CERT_FILE=str(certificate[0]),
         ) as server,
     ):
-
-        async def redirect(url: str) -> None:
-            await anyio.to_thread.run_sync(consent_in_browser, browser, url, server, callback)
-
-        async def came_back() -> AuthorizationCodeResult:
-            query = callback.wait()
-            return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
-
+        redirect, came_back = consent_hooks(browser, server, callback)
         metadata = OAuthClientMetadata(
             redirect_uris=[callback.url],  # type: ignore[list-item]
             token_endpoint_auth_method="none",
@@ -208,10 +218,7 @@ async def test_a_connector_known_by_its_metadata_document_over_tls_is_allowed_an
         auth = OAuthClientProvider(
             server.url, metadata, storage, redirect, came_back, client_metadata_url=document_url
         )
-        async with (
-            httpx2.AsyncClient(auth=auth, timeout=httpx2.Timeout(30, read=120)) as signed,
-            Client(streamable_http_client(server.url, http_client=signed)) as client,
-        ):
+        async with signed_in(server, auth) as client:
             stored = structured(await client.call_tool("remember", {"content": "Swim on Thursdays."}))
             assert stored["fragment"]["id"]
     assert storage.client is not None and storage.client.client_id == document_url

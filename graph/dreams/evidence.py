@@ -463,10 +463,25 @@ def link_floor(corpus_size: int, with_meaning: bool = True) -> float:
     )
 
 
+def own_names(text: str) -> frozenset[str]:
+    """Roots of the names `text` writes that are not everyday English ("Hvar", "Lofoten", not "Mum")."""
+    return frozenset(name for name in written_as_names(text) if not everyday(name))
+
+
+def names_two_things(pair: CandidatePair) -> bool:
+    """Close in meaning alone, while each memory names something the other does not: a ferry
+    booked to one island and a cabin offered on another are two of a kind, not one thing, so
+    closeness says only that the two are alike (two trips, two pets), which a link cannot defend."""
+    if pair.shared:
+        return False
+    first, second = own_names(pair.first.text), own_names(pair.second.text)
+    return bool(first) and bool(second) and not first & second
+
+
 def link_score(pair: CandidatePair, floor_share: float = 1.0) -> float | None:
     """The pair's evidence as one number, or None when it is no connection worth a dream; a
     model that judges each pair gets those from `floor_share` of the floor (`JUDGED_FLOOR_SHARE`)."""
-    if is_restatement(pair):
+    if is_restatement(pair) or names_two_things(pair):
         return None
     score = evidence_score(pair)
     return score if score >= floor_share * link_floor(pair.corpus_size, pair.meaning is not None) else None

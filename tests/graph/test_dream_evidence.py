@@ -169,6 +169,19 @@ def test_meaning_alone_must_stand_well_above_both_neighbourhoods() -> None:
     assert link_score(pair(first, second, 0.95, neighbourhood=0.78)) is not None
 
 
+def test_two_memories_that_each_name_their_own_thing_are_alike_not_one_thing() -> None:
+    cabin = memory("a", "A cousin offered us her fishing cabin on Lofoten for a week in March.")
+    ferry = memory("b", "Booked a ferry to Hvar for the second week of July.", 10)
+    assert link_score(pair(cabin, ferry, 0.95, neighbourhood=0.78)) is None
+    # The same closeness links them when neither names a place of its own, or one only does.
+    unnamed = memory("c", "Booked a ferry to the island for the second week of July.", 10)
+    assert link_score(pair(cabin, unnamed, 0.95, neighbourhood=0.78)) is not None
+    # A month's or a relative's name is everyday English, not a thing of its own.
+    mum = memory("d", "Mum booked a ferry for the second week of July.", 10)
+    cabin_for_mum = memory("e", "My Mum wants a cabin for a week in March.")
+    assert link_score(pair(cabin_for_mum, mum, 0.95, neighbourhood=0.78)) is not None
+
+
 def test_one_dream_per_memory_and_links_across_time_first() -> None:
     hub = memory("hub", "We adopted a rescue greyhound called Pixel.")
     same_day = memory("x", "Pixel sleeps on the sofa all afternoon.", 0)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 import anyio
@@ -28,6 +29,10 @@ Vector = list[float]
 
 # Questions kept per process, across profiles: 1,024 vectors of 384 float32 take 1.5 MiB.
 QUERY_VECTORS_KEPT: Final = 1024
+# Seconds a question's vector is kept after it was encoded, however often it is asked again. A
+# forget or an erase drops the profile's vectors at once only in the process that ran it; in the
+# other processes on the same Neo4j (which cannot be told) this bounds how long they serve them.
+QUERY_VECTORS_LIFETIME: Final = 600.0
 
 
 class OnnxEncoder:
@@ -102,6 +107,13 @@ class Embedder:
         self._queries.keep(asker, text, vectors[0])
         return vectors[0]
 
+    def drop_questions(self, asker: str) -> None:
+        """Forget the vectors of every question `asker` asked (after a forget or an erase)."""
+        self._queries.drop(asker)
+
+    def questions_kept(self, asker: str) -> int:
+        return self._queries.held(asker)
+
     def _encode_in_turn(self, texts: list[str]) -> list[Vector]:
         with self._turn:
             return self._encoder.encode(texts)
@@ -109,19 +121,33 @@ class Embedder:
 
 class QueryVectors:
     """The vectors of the latest questions, by who asked them and a digest of their words (least
-    recently used dropped first). A host may ask the same question again (at the start of each
-    conversation, on a retry), and its encoding is a third of a recall's CPU in the server. Kept
-    per asker, so that how fast a recall answers never tells one profile what another asked, and
-    by digest, so that no question's words stay in the process after its recall."""
+    recently used dropped first, and each `lifetime` seconds after it was encoded). A host may ask
+    the same question again (at the start of each conversation, on a retry), and its encoding is a
+    third of a recall's CPU in the server. Kept per asker, so that how fast a recall answers never
+    tells one profile what another asked, and by digest, so that no question's words stay in the
+    process after its recall."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(
+        self,
+        size: int,
+        lifetime: float = QUERY_VECTORS_LIFETIME,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._size = size
-        self._vectors: OrderedDict[tuple[str, bytes], NDArray[np.float32]] = OrderedDict()
+        self._lifetime = lifetime
+        self._clock = clock
+        # Each vector with the time it expires: fixed when encoded, so a question asked over and
+        # over still leaves once its lifetime is up.
+        self._vectors: OrderedDict[tuple[str, bytes], tuple[NDArray[np.float32], float]] = OrderedDict()
 
     def get(self, asker: str, text: str) -> Vector | None:
         key = _key(asker, text)
-        vector = self._vectors.get(key)
-        if vector is None:
+        kept = self._vectors.get(key)
+        if kept is None:
+            return None
+        vector, expires = kept
+        if expires <= self._clock():
+            del self._vectors[key]
             return None
         self._vectors.move_to_end(key)
         # A new list each time: the caller owns the list it is given. The model made float32s,
@@ -130,11 +156,25 @@ class QueryVectors:
         return unit
 
     def keep(self, asker: str, text: str, vector: Vector) -> None:
+        now = self._clock()
+        # Only on a miss, which has just spent milliseconds encoding: a scan of 1,024 is far less.
+        self._drop_where(lambda kept_asker, expires: expires <= now)
         key = _key(asker, text)
-        self._vectors[key] = np.array(vector, dtype=np.float32)
+        self._vectors[key] = (np.array(vector, dtype=np.float32), now + self._lifetime)
         self._vectors.move_to_end(key)
         while len(self._vectors) > self._size:
             self._vectors.popitem(last=False)
+
+    def drop(self, asker: str) -> None:
+        self._drop_where(lambda kept_asker, expires: kept_asker == asker)
+
+    def held(self, asker: str) -> int:
+        """How many vectors of `asker`'s questions are kept, expired or not."""
+        return sum(1 for kept_asker, _ in self._vectors if kept_asker == asker)
+
+    def _drop_where(self, doomed: Callable[[str, float], bool]) -> None:
+        for key in [key for key, (_, expires) in self._vectors.items() if doomed(key[0], expires)]:
+            del self._vectors[key]
 
 
 def _key(asker: str, text: str) -> tuple[str, bytes]:

@@ -177,8 +177,9 @@ async def forget_memory(
     """Erase what the person asks you to forget. Unlike retract_memory nothing of the words stays:
     each memory becomes a tombstone (id, time, reason); claims and facts resting only on it go
     too, and dreams citing it lose their texts."""
-    graph = await app_of(ctx).graph_for(write=True)
-    return await forget(graph, ids, reason)
+    app = app_of(ctx)
+    graph = await app.graph_for(write=True)
+    return await forget(graph, ids, reason, embedder=app.embedder)
 
 
 def register(server: MCPServer[AppContext]) -> None:

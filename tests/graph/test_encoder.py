@@ -77,3 +77,36 @@ def test_the_least_recently_asked_question_goes_first() -> None:
     assert kept.get("alice", "dogs") == [1.0, 0.0]
     assert kept.get("alice", "birds") == [0.5, 0.5]
     assert kept.get("bob", "dogs") is None
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_vector_expires_its_lifetime_after_it_was_encoded_however_often_asked() -> None:
+    clock = _Clock()
+    kept = QueryVectors(size=8, lifetime=10.0, clock=clock)
+    kept.keep("alice", "dogs", [1.0, 0.0])
+    kept.keep("alice", "fish", [0.6, 0.8])
+    clock.now = 9.0
+    assert kept.get("alice", "dogs") == [1.0, 0.0]  # asking again does not make it last longer
+    kept.keep("alice", "cats", [0.0, 1.0])
+
+    clock.now = 10.0
+    kept.keep("bob", "birds", [0.5, 0.5])  # a miss sheds every vector that expired, asked or not
+    assert (kept.held("alice"), kept.held("bob")) == (1, 1)
+    assert kept.get("alice", "dogs") is None
+    assert kept.get("alice", "cats") == [0.0, 1.0]
+
+
+def test_dropping_an_askers_vectors_keeps_the_others() -> None:
+    kept = QueryVectors(size=8)
+    kept.keep("alice", "dogs", [1.0, 0.0])
+    kept.keep("bob", "dogs", [1.0, 0.0])
+    kept.drop("alice")
+    assert (kept.held("alice"), kept.held("bob")) == (0, 1)
+    assert kept.get("alice", "dogs") is None

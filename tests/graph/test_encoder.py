@@ -9,6 +9,7 @@ import anyio
 import pytest
 
 from graph.embedding.encoder import Embedder, OnnxEncoder, QueryVectors
+from tests.manual_clock import ManualClock
 
 pytestmark = pytest.mark.anyio
 
@@ -79,16 +80,8 @@ def test_the_least_recently_asked_question_goes_first() -> None:
     assert kept.get("bob", "dogs") is None
 
 
-class _Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_a_vector_expires_its_lifetime_after_it_was_encoded_however_often_asked() -> None:
-    clock = _Clock()
+    clock = ManualClock()
     kept = QueryVectors(size=8, lifetime=10.0, clock=clock)
     kept.keep("alice", "dogs", [1.0, 0.0])
     kept.keep("alice", "fish", [0.6, 0.8])

@@ -120,12 +120,12 @@ class Embedder:
 
 
 class QueryVectors:
-    """The vectors of the latest questions, by who asked them and a digest of their words (least
-    recently used dropped first, and each `lifetime` seconds after it was encoded). A host may ask
-    the same question again (at the start of each conversation, on a retry), and its encoding is a
-    third of a recall's CPU in the server. Kept per asker, so that how fast a recall answers never
-    tells one profile what another asked, and by digest, so that no question's words stay in the
-    process after its recall."""
+    """The vectors of the latest questions, by who asked them and a digest of their words, each
+    kept `lifetime` seconds after it was encoded and the oldest dropped first when `size` are
+    kept. A host may ask the same question again (at the start of each conversation, on a retry),
+    and its encoding is a third of a recall's CPU in the server. Kept per asker, so that how fast
+    a recall answers never tells one profile what another asked, and by digest, so that no
+    question's words stay in the process after its recall."""
 
     def __init__(
         self,
@@ -136,45 +136,41 @@ class QueryVectors:
         self._size = size
         self._lifetime = lifetime
         self._clock = clock
-        # Each vector with the time it expires: fixed when encoded, so a question asked over and
-        # over still leaves once its lifetime is up.
+        # Oldest first, each with the time it expires. An answer does not move or renew a vector,
+        # so this order is also the order they expire in, and shedding them costs only their count.
         self._vectors: OrderedDict[tuple[str, bytes], tuple[NDArray[np.float32], float]] = OrderedDict()
 
     def get(self, asker: str, text: str) -> Vector | None:
-        key = _key(asker, text)
-        kept = self._vectors.get(key)
+        self._shed_expired()
+        kept = self._vectors.get(_key(asker, text))
         if kept is None:
             return None
-        vector, expires = kept
-        if expires <= self._clock():
-            del self._vectors[key]
-            return None
-        self._vectors.move_to_end(key)
         # A new list each time: the caller owns the list it is given. The model made float32s,
         # so the list holds the very numbers it gave.
-        unit: Vector = vector.tolist()
+        unit: Vector = kept[0].tolist()
         return unit
 
     def keep(self, asker: str, text: str, vector: Vector) -> None:
-        now = self._clock()
-        # Only on a miss, which has just spent milliseconds encoding: a scan of 1,024 is far less.
-        self._drop_where(lambda kept_asker, expires: expires <= now)
+        self._shed_expired()
         key = _key(asker, text)
-        self._vectors[key] = (np.array(vector, dtype=np.float32), now + self._lifetime)
+        self._vectors[key] = (np.array(vector, dtype=np.float32), self._clock() + self._lifetime)
         self._vectors.move_to_end(key)
         while len(self._vectors) > self._size:
             self._vectors.popitem(last=False)
 
     def drop(self, asker: str) -> None:
-        self._drop_where(lambda kept_asker, expires: kept_asker == asker)
+        for key in [key for key in self._vectors if key[0] == asker]:
+            del self._vectors[key]
 
     def held(self, asker: str) -> int:
-        """How many vectors of `asker`'s questions are kept, expired or not."""
+        """How many vectors of `asker`'s questions are kept."""
+        self._shed_expired()
         return sum(1 for kept_asker, _ in self._vectors if kept_asker == asker)
 
-    def _drop_where(self, doomed: Callable[[str, float], bool]) -> None:
-        for key in [key for key, (_, expires) in self._vectors.items() if doomed(key[0], expires)]:
-            del self._vectors[key]
+    def _shed_expired(self) -> None:
+        now = self._clock()
+        while self._vectors and next(iter(self._vectors.values()))[1] <= now:
+            self._vectors.popitem(last=False)
 
 
 def _key(asker: str, text: str) -> tuple[str, bytes]:

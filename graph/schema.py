@@ -48,6 +48,10 @@ PROFILE_LABELS: Final = (
 # nor exported: a grant is to this deployment, and moving a profile elsewhere must not carry it.
 ACCESS_LABELS: Final = ("OAuthGrant", "OAuthCode", "OAuthToken", "ReviewSession")
 
+# Which deliveries of recall requests the signals counted, kept minutes (`graph/recall/signals.py`):
+# erased with the profile, neither counted as what it holds nor exported.
+BOOKKEEPING_LABELS: Final = ("RecallDelivery",)
+
 SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE CONSTRAINT profile_unique IF NOT EXISTS FOR (n:Profile) REQUIRE n.profile_id IS UNIQUE",
     "CREATE CONSTRAINT sourcefragment_id IF NOT EXISTS FOR (n:SourceFragment) REQUIRE n.id IS UNIQUE",
@@ -110,6 +114,10 @@ SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE INDEX fact_recorded IF NOT EXISTS FOR (n:Fact) ON (n.profile_id, n.recorded_at)",
     # Recall signals (`graph/recall/signals.py`): the recent questions, the most recalled memories.
     "CREATE INDEX recallquestion_at IF NOT EXISTS FOR (n:RecallQuestion) ON (n.profile_id, n.at)",
+    # A recall request delivered again (a balancer's retry) is counted once, across processes.
+    "CREATE CONSTRAINT recalldelivery_key IF NOT EXISTS FOR (n:RecallDelivery) "
+    "REQUIRE (n.profile_id, n.key) IS UNIQUE",
+    "CREATE INDEX recalldelivery_at IF NOT EXISTS FOR (n:RecallDelivery) ON (n.profile_id, n.at)",
     # Every node of a profile by label, for counting and erasing a profile whole: the composite
     # indexes above serve a query only when it names each of their properties.
     "CREATE INDEX sourcefragment_profile IF NOT EXISTS FOR (n:SourceFragment) ON (n.profile_id)",
@@ -124,6 +132,7 @@ SCHEMA_STATEMENTS: Final[tuple[LiteralString, ...]] = (
     "CREATE INDEX dreamrun_profile IF NOT EXISTS FOR (n:DreamRun) ON (n.profile_id)",
     "CREATE INDEX forgotten_profile IF NOT EXISTS FOR (n:Forgotten) ON (n.profile_id)",
     "CREATE INDEX recallquestion_profile IF NOT EXISTS FOR (n:RecallQuestion) ON (n.profile_id)",
+    "CREATE INDEX recalldelivery_profile IF NOT EXISTS FOR (n:RecallDelivery) ON (n.profile_id)",
     "CREATE INDEX oauthgrant_profile IF NOT EXISTS FOR (n:OAuthGrant) ON (n.profile_id)",
     "CREATE INDEX oauthcode_profile IF NOT EXISTS FOR (n:OAuthCode) ON (n.profile_id)",
     "CREATE INDEX oauthtoken_profile IF NOT EXISTS FOR (n:OAuthToken) ON (n.profile_id)",

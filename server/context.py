@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -126,3 +128,19 @@ Ctx = Context[AppContext, Any]
 def app_of(ctx: Ctx) -> AppContext:
     """The server's shared state, as the lifespan made it, from a tool's request context."""
     return ctx.request_context.lifespan_context
+
+
+def delivery_of(ctx: Ctx) -> str | None:
+    """A digest naming this delivery of the request, which a balancer's retry of it repeats
+    exactly: the bearer token (so two clients, each with its own token, that both number a
+    request 1 are told apart), the MCP session when there is one (two handshake sessions sharing
+    a token), the JSON-RPC id and the call's params (the tool, its arguments and `_meta`). None
+    over stdio, where no balancer retries, and for a request without an id."""
+    request_id = ctx.request_context.request_id
+    token = get_access_token()
+    if app_of(ctx).transport == "stdio" or request_id is None or token is None:
+        return None
+    session = (ctx.headers or {}).get("mcp-session-id")
+    credential = hashlib.sha256(token.token.encode()).hexdigest()
+    parts = [credential, session, request_id, ctx.request_context.params]
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 import anyio
@@ -28,6 +29,10 @@ Vector = list[float]
 
 # Questions kept per process, across profiles: 1,024 vectors of 384 float32 take 1.5 MiB.
 QUERY_VECTORS_KEPT: Final = 1024
+# Seconds a question's vector is kept after it was encoded, however often it is asked again. A
+# forget or an erase drops the profile's vectors at once only in the process that ran it; in the
+# other processes on the same Neo4j (which cannot be told) this bounds how long they serve them.
+QUERY_VECTORS_LIFETIME: Final = 600.0
 
 
 class OnnxEncoder:
@@ -102,38 +107,69 @@ class Embedder:
         self._queries.keep(asker, text, vectors[0])
         return vectors[0]
 
+    def drop_questions(self, asker: str) -> None:
+        """Forget the vectors of every question `asker` asked (after a forget or an erase)."""
+        self._queries.drop(asker)
+
+    def questions_kept(self, asker: str) -> int:
+        return self._queries.held(asker)
+
     def _encode_in_turn(self, texts: list[str]) -> list[Vector]:
         with self._turn:
             return self._encoder.encode(texts)
 
 
 class QueryVectors:
-    """The vectors of the latest questions, by who asked them and a digest of their words (least
-    recently used dropped first). A host may ask the same question again (at the start of each
-    conversation, on a retry), and its encoding is a third of a recall's CPU in the server. Kept
-    per asker, so that how fast a recall answers never tells one profile what another asked, and
-    by digest, so that no question's words stay in the process after its recall."""
+    """The vectors of the latest questions, by who asked them and a digest of their words, each
+    kept `lifetime` seconds after it was encoded and the oldest dropped first when `size` are
+    kept. A host may ask the same question again (at the start of each conversation, on a retry),
+    and its encoding is a third of a recall's CPU in the server. Kept per asker, so that how fast
+    a recall answers never tells one profile what another asked, and by digest, so that no
+    question's words stay in the process after its recall."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(
+        self,
+        size: int,
+        lifetime: float = QUERY_VECTORS_LIFETIME,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._size = size
-        self._vectors: OrderedDict[tuple[str, bytes], NDArray[np.float32]] = OrderedDict()
+        self._lifetime = lifetime
+        self._clock = clock
+        # Oldest first, each with the time it expires. An answer does not move or renew a vector,
+        # so this order is also the order they expire in, and shedding them costs only their count.
+        self._vectors: OrderedDict[tuple[str, bytes], tuple[NDArray[np.float32], float]] = OrderedDict()
 
     def get(self, asker: str, text: str) -> Vector | None:
-        key = _key(asker, text)
-        vector = self._vectors.get(key)
-        if vector is None:
+        self._shed_expired()
+        kept = self._vectors.get(_key(asker, text))
+        if kept is None:
             return None
-        self._vectors.move_to_end(key)
         # A new list each time: the caller owns the list it is given. The model made float32s,
         # so the list holds the very numbers it gave.
-        unit: Vector = vector.tolist()
+        unit: Vector = kept[0].tolist()
         return unit
 
     def keep(self, asker: str, text: str, vector: Vector) -> None:
+        self._shed_expired()
         key = _key(asker, text)
-        self._vectors[key] = np.array(vector, dtype=np.float32)
+        self._vectors[key] = (np.array(vector, dtype=np.float32), self._clock() + self._lifetime)
         self._vectors.move_to_end(key)
         while len(self._vectors) > self._size:
+            self._vectors.popitem(last=False)
+
+    def drop(self, asker: str) -> None:
+        for key in [key for key in self._vectors if key[0] == asker]:
+            del self._vectors[key]
+
+    def held(self, asker: str) -> int:
+        """How many vectors of `asker`'s questions are kept."""
+        self._shed_expired()
+        return sum(1 for kept_asker, _ in self._vectors if kept_asker == asker)
+
+    def _shed_expired(self) -> None:
+        now = self._clock()
+        while self._vectors and next(iter(self._vectors.values()))[1] <= now:
             self._vectors.popitem(last=False)
 
 

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from graph.access import ProfileGraph, ProfileTx
 from graph.clock import utcnow
+from graph.embedding.encoder import Embedder
 from graph.errors import InvalidInputError, NotFoundError
 from graph.forgetting import queries as q
 from graph.forgetting.models import ForgetResult, ForgettableKind, ForgottenItem
@@ -156,10 +157,20 @@ async def _forget_in(tx: ProfileTx, ids: list[str], reason: str | None, now: dat
 
 
 async def forget(
-    graph: ProfileGraph, ids: Sequence[str], reason: str | None = None, now: datetime | None = None
+    graph: ProfileGraph,
+    ids: Sequence[str],
+    reason: str | None = None,
+    now: datetime | None = None,
+    *,
+    embedder: Embedder | None = None,
 ) -> ForgetResult:
     """Erase the memories `ids` (fragments, claims or facts): each becomes a tombstone holding its
     id, when and why, and no word of it. Claims and facts that rested only on them go too;
-    dreams that cited them keep their place in the history without their texts."""
+    dreams that cited them keep their place in the history without their texts. `embedder`, the
+    process's model, drops the vectors of every question the profile asked: a question that named
+    what is forgotten leaves nothing of it behind (other processes let theirs expire)."""
     checked = _check_request(ids, reason)
-    return await graph.write(_forget_in, checked, reason, now or utcnow())
+    result = await graph.write(_forget_in, checked, reason, now or utcnow())
+    if embedder is not None:
+        embedder.drop_questions(graph.profile_id)
+    return result

@@ -45,3 +45,27 @@ COUNT_RECALLS = ScopedQuery(
     )
     + "} RETURN sum(counted) AS counted",
 )
+# Keys past the window (`$since`) mean nothing more; dropped before new ones are claimed, so a
+# key found by the claim is one seen within the window (`at` named for the (profile_id, at) index).
+DROP_OLD_DELIVERIES = ScopedQuery(
+    "drop_old_recall_deliveries",
+    """
+    MATCH (d:RecallDelivery {profile_id: $profile_id})
+    WHERE d.at < $since
+    DELETE d
+    """,
+)
+# Each delivery key not yet seen is claimed by this write (`$claim`); a key already there is not.
+# MERGE on the unique (profile_id, key) makes another process's write of the same key wait for
+# this one and then find it. Only while the profile exists, like the questions.
+CLAIM_DELIVERIES = ScopedQuery(
+    "claim_recall_deliveries",
+    """
+    MATCH (:Profile {profile_id: $profile_id})
+    UNWIND $keys AS key
+    MERGE (d:RecallDelivery {profile_id: $profile_id, key: key})
+    ON CREATE SET d.at = $now, d.claim = $claim
+    WITH d WHERE d.claim = $claim
+    RETURN d.key AS key
+    """,
+)

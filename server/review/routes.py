@@ -365,8 +365,8 @@ class ReviewPage:
 
     async def forget(self, request: Request, session: ReviewSession) -> Response:
         form = ForgetForm.model_validate(_fields(await request.form()))
-        _, graph = await self.graph(session)
-        result = await forget(graph, [path_id(request, "memory_id")], form.reason)
+        app, graph = await self.graph(session)
+        result = await forget(graph, [path_id(request, "memory_id")], form.reason, embedder=app.embedder)
         return await self.back_to("/memory", session, _forget_notice(result))
 
     # --- runs -----------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from graph.memory.reflect import MAX_REFLECT_LIMIT, reflect
 from graph.recall.models import RecallResult
 from graph.recall.request import MAX_QUERY_CHARS, MAX_RECALL_LIMIT, RecallRequest
 from graph.recall.search import recall
-from server.context import AppContext, Ctx, app_of
+from server.context import AppContext, Ctx, app_of, delivery_of
 from server.errors import mapped_errors
 from server.models import claim_verifier
 
@@ -117,8 +117,9 @@ async def recall_memory(
     await app.recall_planned()
     result = await recall(graph, request, vectors=app.vectors)
     if app.signals is not None:
-        # Queued only: written after the answer, by the signals' own task (graph/recall/signals.py).
-        app.signals.note(graph, result)
+        # Queued only: written after the answer, by the signals' own task (graph/recall/signals.py);
+        # a balancer's retry of this very request counts once.
+        app.signals.note(graph, result, delivery_of(ctx))
     return result
 
 
@@ -177,8 +178,9 @@ async def forget_memory(
     """Erase what the person asks you to forget. Unlike retract_memory nothing of the words stays:
     each memory becomes a tombstone (id, time, reason); claims and facts resting only on it go
     too, and dreams citing it lose their texts."""
-    graph = await app_of(ctx).graph_for(write=True)
-    return await forget(graph, ids, reason)
+    app = app_of(ctx)
+    graph = await app.graph_for(write=True)
+    return await forget(graph, ids, reason, embedder=app.embedder)
 
 
 def register(server: MCPServer[AppContext]) -> None:

@@ -9,6 +9,7 @@ import anyio
 import pytest
 
 from graph.embedding.encoder import Embedder, OnnxEncoder, QueryVectors
+from tests.manual_clock import ManualClock
 
 pytestmark = pytest.mark.anyio
 
@@ -66,14 +67,41 @@ async def test_a_question_asked_again_by_its_profile_is_not_encoded_again(
     assert len(counted.texts) == 2
 
 
-def test_the_least_recently_asked_question_goes_first() -> None:
+def test_the_question_encoded_first_goes_first() -> None:
     kept = QueryVectors(size=2)
     kept.keep("alice", "dogs", [1.0, 0.0])
     kept.keep("alice", "cats", [0.0, 1.0])
-    assert kept.get("alice", "dogs") == [1.0, 0.0]
+    assert kept.get("alice", "dogs") == [1.0, 0.0]  # being asked again does not keep it longer
     kept.keep("alice", "birds", [0.5, 0.5])
 
-    assert kept.get("alice", "cats") is None
-    assert kept.get("alice", "dogs") == [1.0, 0.0]
+    assert kept.get("alice", "dogs") is None
+    assert kept.get("alice", "cats") == [0.0, 1.0]
     assert kept.get("alice", "birds") == [0.5, 0.5]
-    assert kept.get("bob", "dogs") is None
+    assert kept.get("bob", "cats") is None
+
+
+def test_a_vector_expires_its_lifetime_after_it_was_encoded_however_often_asked() -> None:
+    clock = ManualClock()
+    kept = QueryVectors(size=8, lifetime=10.0, clock=clock)
+    kept.keep("alice", "dogs", [1.0, 0.0])
+    kept.keep("alice", "fish", [0.6, 0.8])
+    clock.now = 9.0
+    assert kept.get("alice", "dogs") == [1.0, 0.0]  # asking again does not make it last longer
+    kept.keep("alice", "cats", [0.0, 1.0])
+    kept.keep("bob", "birds", [0.5, 0.5])
+
+    clock.now = 10.0
+    assert (kept.held("alice"), kept.held("bob")) == (1, 1)  # asked again or not, both went
+    assert kept.get("alice", "dogs") is None
+    assert kept.get("alice", "cats") == [0.0, 1.0]
+    clock.now = 19.0
+    assert kept.held("alice") == kept.held("bob") == 0
+
+
+def test_dropping_an_askers_vectors_keeps_the_others() -> None:
+    kept = QueryVectors(size=8)
+    kept.keep("alice", "dogs", [1.0, 0.0])
+    kept.keep("bob", "dogs", [1.0, 0.0])
+    kept.drop("alice")
+    assert (kept.held("alice"), kept.held("bob")) == (0, 1)
+    assert kept.get("alice", "dogs") is None

@@ -6,20 +6,13 @@ import pytest
 
 from server.http_front import HostAllowList
 from server.review.throttle import SignInThrottle
+from tests.manual_clock import ManualClock
 
 pytestmark = pytest.mark.unit
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_the_throttle_refuses_an_address_after_its_limit_until_the_window_passes() -> None:
-    clock = Clock()
+    clock = ManualClock(1000.0)
     throttle = SignInThrottle(limit=3, window_s=60, clock=clock)
     for _ in range(3):
         assert throttle.wait_s("10.0.0.1") == 0
@@ -32,7 +25,7 @@ def test_the_throttle_refuses_an_address_after_its_limit_until_the_window_passes
 
 
 def test_the_throttle_table_keeps_a_bounded_number_of_addresses() -> None:
-    throttle = SignInThrottle(limit=2, capacity=100, clock=Clock())
+    throttle = SignInThrottle(limit=2, capacity=100, clock=ManualClock(1000.0))
     for number in range(10_000):
         throttle.failed(f"10.0.{number // 256}.{number % 256}")
         throttle.failed(f"10.0.{number // 256}.{number % 256}")

@@ -21,14 +21,28 @@ import pytest
 from mcp import Client
 from mcp.client.client import ConnectMode
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import CallToolResult
+from mcp_types import (
+    CLIENT_CAPABILITIES_META_KEY,
+    CLIENT_INFO_META_KEY,
+    PROTOCOL_VERSION_META_KEY,
+    CallToolResult,
+)
 
 from bench.balancer import BACKEND_HEADER, BalancerMissingError, balancing, haproxy_path
 from bench.processes import free_port
 from graph.access import ConnectionSettings
 from graph.localdb import LocalNeo4j
-from tests.server.conftest import CallTool, HttpServer, caller, error_text, http_mcp, http_serving, tokens_for
-from tests.server.support import MEMORIES, database
+from tests.server.conftest import (
+    CallTool,
+    HttpServer,
+    caller,
+    error_text,
+    http_mcp,
+    http_serving,
+    signals_once_written,
+    tokens_for,
+)
+from tests.server.support import MCP_HEADERS, MEMORIES, database
 from tests.server.test_dream_sampling import Answer, dream_phase, judged, text_answer
 
 pytestmark = pytest.mark.anyio
@@ -107,6 +121,57 @@ async def test_a_memory_remembered_through_one_process_is_recalled_by_meaning_th
                 # The recall wrote this profile's owed vectors, and only this profile's.
                 assert await due(neo4j_settings, profile_id) == 0
                 assert await due(neo4j_settings, f"{profile_id}-other") == owed_elsewhere
+
+
+# --- a recall delivered again ----------------------------------------------------------------
+
+BIKE = "Ada commutes by bicycle along the canal."
+BIKE_QUESTION = "How does Ada get to the office?"
+
+
+def recall_request(request_id: int) -> bytes:
+    """A `recall_memory` call of protocol 2026-07-28 as a client sends it, byte for byte."""
+    meta = {
+        PROTOCOL_VERSION_META_KEY: "2026-07-28",
+        CLIENT_CAPABILITIES_META_KEY: {},
+        CLIENT_INFO_META_KEY: {"name": "reverie-tests", "version": "0"},
+    }
+    arguments = {"query": BIKE_QUESTION, "limit": 1}
+    params = {"name": "recall_memory", "arguments": arguments, "_meta": meta}
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}).encode()
+
+
+async def deliver(server: HttpServer, body: bytes) -> None:
+    headers = {
+        **MCP_HEADERS,
+        "Authorization": f"Bearer {server.write_token}",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "recall_memory",
+    }
+    async with httpx2.AsyncClient(timeout=30) as http:
+        response = await http.post(server.url, content=body, headers=headers)
+    assert response.status_code == 200, response.text
+    assert BIKE in response.text, response.text
+
+
+async def test_a_recall_delivered_again_counts_once_on_the_same_and_on_another_process(
+    server_env: dict[str, str], profile_id: str, tmp_path: Path
+) -> None:
+    """What a balancer's retry does (the same request, the same token), to the process that
+    answered and to the other; then another request asking the same question."""
+    with servers(server_env, profile_id, tmp_path, 2) as (first, second):
+        async with http_mcp(first, first.write_token) as client:
+            call = caller(client)
+            await call("remember", content=BIKE)
+            for server in (first, second, first):
+                await deliver(server, recall_request(41))
+            await deliver(second, recall_request(42))
+            await signals_once_written(call, 2)
+            await anyio.sleep(2)  # each process writes its signals half a second after the recall
+            signals = (await call("reflect_memories"))["recall"]
+    assert [asked["query"] for asked in signals["recent_questions"]] == [BIKE_QUESTION] * 2
+    assert [(memory["text"], memory["recall_count"]) for memory in signals["most_recalled"]] == [(BIKE, 2)]
 
 
 # --- behind HAProxy -------------------------------------------------------------------------

@@ -110,6 +110,9 @@ class SharedTerm:
     frequency: int  # memories of the profile that use it (capped)
     english: float  # how rare the word is in English at large: 0 everyday .. 1 uncommon
     entity: bool  # both memories write it as a name
+    # Both write it only as a hyphenated word's last part ("wracking" of "nerve-wracking"): part of
+    # a modifier, never a thing's name (`compound_tails`).
+    compound: bool = False
 
 
 def english_rarity(term: str) -> float:
@@ -349,16 +352,34 @@ def shared_words(
     ceiling = common_ceiling(corpus_size)
     names = shared_names(*pair_texts)
     addressed = addressed_only(pair_texts[0]) | addressed_only(pair_texts[1])
+    compounds = compound_tails(pair_texts[0]) & compound_tails(pair_texts[1])
     counted = sorted(
         (
-            SharedTerm(term, count, english_rarity(term), term_root(term) in names)
+            SharedTerm(term, count, english_rarity(term), root in names, root in compounds)
             for term in terms
-            if (count := max(1, frequency.get(term, 1))) <= ceiling and term_root(term) not in addressed
+            if (count := max(1, frequency.get(term, 1))) <= ceiling
+            and (root := term_root(term)) not in addressed
         ),
         key=lambda t: (-term_weight(t, corpus_size), t.term),
     )
     framed = [term for term in counted if not only_these_name(term) and in_one_frame(term.term, pair_texts)]
     return tuple(term for term in counted if term not in framed), tuple(framed)
+
+
+# A word joined to the one before it by a hyphen: "nerve-wracking", "dairy-free".
+_HYPHENATED = re.compile(r"[^\W\d_][\w'\u2019]*(?:-[^\W\d_][\w'\u2019]*)+")
+
+
+@lru_cache(maxsize=8192)
+def compound_tails(text: str) -> frozenset[str]:
+    """Roots of the words `text` writes only as the last part of a hyphenated word. "Wracking" of
+    "nerve-wracking" is an adjective's tail, so its -ing form names no pastime as "quilting" does."""
+    tails = {
+        term_root(plain[0])
+        for match in _HYPHENATED.finditer(text)
+        if (plain := tokens(match.group(0).rsplit("-", 1)[1]))
+    }
+    return frozenset(tails - {term_root(word) for word in tokens(_HYPHENATED.sub(" ", text))})
 
 
 def idf(term: SharedTerm, corpus_size: int) -> float:
@@ -384,7 +405,9 @@ def names_one_thing(term: SharedTerm) -> bool:
     """A name both write, or a word only this pair uses that is uncommon in English in full and
     can be a noun: either points at one thing (a person, an axolotl, falconry) rather than a
     mood ("hectic", "elated")."""
-    return term.entity or (term.frequency <= 2 and term.english >= 1.0 and can_name_a_thing(term.term))
+    return term.entity or (
+        not term.compound and term.frequency <= 2 and term.english >= 1.0 and can_name_a_thing(term.term)
+    )
 
 
 def term_weight(term: SharedTerm, corpus_size: int) -> float:

@@ -171,7 +171,9 @@ def _theme(root: str, holders: Sequence[Memory], corpus_size: int) -> Theme | No
         if any(root in uncapitalised(m.text) for m in holders):
             shown = term
     english = english_rarity(term)
-    if not named and (everyday(term) or not can_name_a_thing(term)):
+    # A word English uses all the time is no thread even where it is capitalised: then it is a
+    # title's word ("The Name of the Wind"), and its weight would be nothing.
+    if english == 0.0 or (not named and (everyday(term) or not can_name_a_thing(term))):
         return None
     best = [max(group, key=lambda m: (_substantive(m), m.when())) for group in groups]
     if _repeated(root, best) or (not named and (_stock_phrase(root, best) or _one_frame(root, best))):

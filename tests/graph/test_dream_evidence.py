@@ -169,6 +169,19 @@ def test_meaning_alone_must_stand_well_above_both_neighbourhoods() -> None:
     assert link_score(pair(first, second, 0.95, neighbourhood=0.78)) is not None
 
 
+def test_the_ing_tail_of_a_hyphenated_word_names_no_pastime() -> None:
+    screen = memory("a", "Saw my script on the big screen, nerve-wracking but inspiring.")
+    show = memory("b", "Cooked on a TV show, a bit nerve-wracking to put myself out there.", 90)
+    [wracking] = [term for term in pair(screen, show, 0.8).shared if term.term == "wracking"]
+    assert wracking.compound and not names_one_thing(wracking)
+    assert link_score(pair(screen, show, 0.70, neighbourhood=0.80, size=740)) is None
+    # Written as a word of its own, the same -ing form names an activity.
+    fabric = memory("c", "Bought quilting fabric at the fair.")
+    lesson = memory("d", "Quilting class on Sunday.", 9)
+    [term] = [term for term in pair(fabric, lesson, 0.8).shared if term.term == "quilting"]
+    assert not term.compound and names_one_thing(term)
+
+
 def test_two_memories_that_each_name_their_own_thing_are_alike_not_one_thing() -> None:
     cabin = memory("a", "A cousin offered us her fishing cabin on Lofoten for a week in March.")
     ferry = memory("b", "Booked a ferry to Hvar for the second week of July.", 10)

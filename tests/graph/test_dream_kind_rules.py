@@ -166,6 +166,14 @@ def test_a_name_is_a_theme_in_any_frame_or_none() -> None:
         "Helped my sister Ana paint her hallway a dark green.",
     )
     assert [theme.term for theme in themes_in({"ana": sister}, 40)] == ["Ana"]
+    # A word every English text uses, capitalised in a title, names no thread.
+    title = forty_days_apart(
+        "n",
+        "Started a fantasy novel, The Name of the Wind, on the train home.",
+        "Halfway through The Name of the Wind and the magic school chapters are great.",
+        "Lent my copy of The Name of the Wind to a colleague who loves fantasy.",
+    )
+    assert themes_in({"name": title}, 40) == []
 
 
 def test_a_facts_time_is_not_a_sitting() -> None:

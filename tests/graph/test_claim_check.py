@@ -49,8 +49,15 @@ def endpoint(reply: Reply) -> Iterator[ScriptedEndpoint]:
 
 
 @pytest.fixture
-async def check(endpoint: ScriptedEndpoint) -> AsyncIterator[ClaimCheck]:
-    limits = HostModelLimits(timeout_seconds=0.5)
+def timeout_seconds() -> float:
+    # Ample for a scripted answer on a loaded machine (0.5 s once timed out in CI); the test of a
+    # slow model shortens it.
+    return 10.0
+
+
+@pytest.fixture
+async def check(endpoint: ScriptedEndpoint, timeout_seconds: float) -> AsyncIterator[ClaimCheck]:
+    limits = HostModelLimits(timeout_seconds=timeout_seconds)
     model = EndpointModel(EndpointConfig(url=endpoint.url, model="configured", limits=limits))
     yield ClaimCheck(model, limits, floor=LEXICAL)
     await model.aclose()
@@ -102,8 +109,13 @@ async def test_the_model_is_not_asked_what_the_lexical_verifier_does_not_entail(
 
 
 @pytest.mark.parametrize(
-    "reply",
-    [error(500), completion("I'd rather not say."), completion('{"claims": "no"}'), Reply(delay=2.0)],
+    ("reply", "timeout_seconds"),
+    [
+        (error(500), 10.0),
+        (completion("I'd rather not say."), 10.0),
+        (completion('{"claims": "no"}'), 10.0),
+        (Reply(delay=2.0), 0.5),
+    ],
     ids=["error", "prose", "malformed", "slow"],
 )
 async def test_a_model_that_cannot_answer_leaves_the_lexical_floor(check: ClaimCheck) -> None:

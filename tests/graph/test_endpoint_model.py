@@ -25,7 +25,9 @@ from tests.scripted_endpoint import (
 )
 
 pytestmark = [pytest.mark.anyio, pytest.mark.unit]
-TIMEOUT = 0.5
+# Ample for a scripted answer on a loaded machine; the slow endpoint's test shortens it.
+TIMEOUT = 10.0
+SHORT_TIMEOUT = 0.5
 CONFIGURED = "configured-model"
 
 
@@ -45,8 +47,13 @@ def endpoint(script: list[Reply]) -> Iterator[ScriptedEndpoint]:
 
 
 @pytest.fixture
-async def model(endpoint: ScriptedEndpoint) -> AsyncIterator[EndpointModel]:
-    limits = HostModelLimits(timeout_seconds=TIMEOUT, max_tokens=300)
+def timeout_seconds() -> float:
+    return TIMEOUT
+
+
+@pytest.fixture
+async def model(endpoint: ScriptedEndpoint, timeout_seconds: float) -> AsyncIterator[EndpointModel]:
+    limits = HostModelLimits(timeout_seconds=timeout_seconds, max_tokens=300)
     client = EndpointModel(EndpointConfig(url=endpoint.url, model=CONFIGURED, limits=limits, key=KEY))
     yield client
     await client.aclose()
@@ -91,7 +98,7 @@ MISBEHAVIOURS = {
     "rate limited": error(429),
     "bad key": error(401),
     "refuses with or without response_format": error(422),
-    "slow": Reply(body=completion("{}").body, delay=TIMEOUT * 4),
+    "slow": Reply(body=completion("{}").body, delay=SHORT_TIMEOUT * 4),
     "garbage": Reply(body=b"<html>502 Bad Gateway</html>"),
     "dropped connection": Reply(drop=True),
     "no choices": Reply(body=json.dumps({"model": "m", "choices": []}).encode()),
@@ -101,7 +108,11 @@ MISBEHAVIOURS = {
 }
 
 
-@pytest.mark.parametrize("script", [[reply] for reply in MISBEHAVIOURS.values()], ids=list(MISBEHAVIOURS))
+@pytest.mark.parametrize(
+    ("script", "timeout_seconds"),
+    [([reply], SHORT_TIMEOUT if reply.delay else TIMEOUT) for reply in MISBEHAVIOURS.values()],
+    ids=list(MISBEHAVIOURS),
+)
 async def test_every_failure_of_the_endpoint_is_a_host_model_error_without_the_key(
     model: EndpointModel, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -50,7 +50,9 @@ def _claim_batch(label: str, order_by: str) -> ScopedQuery:
     # over it instead of running the model on it too; the vector's write removes the claim, and
     # one left by a process that died lapses. The claim is read again under the node's write
     # lock (the SET/REMOVE pair takes it): two backfills reading one batch at once would both
-    # see it free. Claimed or not, every row moves the cursor on.
+    # see it free. Its vector is read again there too: the other backfill may have written it,
+    # and removed its claim, after this one's filter read the node but before its lock (seen
+    # once under load: two memories embedded twice). Claimed or not, every row moves the cursor on.
     return ScopedQuery(
         f"claim_missing_vectors_{label}",
         f"""
@@ -62,7 +64,8 @@ def _claim_batch(label: str, order_by: str) -> ScopedQuery:
         WITH n ORDER BY n.profile_id, n.{order_by}, n.id LIMIT $limit
         SET n.vector_claim_lock = true
         REMOVE n.vector_claim_lock
-        WITH n, n.vector_claimed_until IS NULL OR n.vector_claimed_until < $now AS free
+        WITH n, (n.vector_claimed_until IS NULL OR n.vector_claimed_until < $now)
+          AND (n.embedding_model IS NULL OR n.embedding_model <> $model) AS free
         SET n.vector_claimed_until = CASE WHEN free THEN $until ELSE n.vector_claimed_until END
         RETURN n.id AS id, n.text AS text, n.{order_by} AS position, free AS claimed
         """,

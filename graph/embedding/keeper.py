@@ -157,9 +157,9 @@ class VectorKeeper:
     async def _write_batch(self, graph: ProfileGraph, batch: list[Unembedded | MissingVector]) -> None:
         # A node queued without its text is read now, and skipped when it has the vector already
         # (a restated claim, a fact promoted from a claim that had one). One queued with its text
-        # was read by the write that stored it, which saves a read transaction a remember (4 ms
-        # of Neo4j's CPU and as much of this process's); a node forgotten or reworded since then
-        # gets no vector of the old text, since the write checks the text (`write_vectors`).
+        # was read by the write that stored it: no read transaction a remember (with the due mark
+        # set on create, about 2 ms of Neo4j's CPU and 3 of this process's, docs/benchmarks.md).
+        # A node forgotten or reworded since gets no vector of the old text: the write checks it.
         known = [item for item in batch if isinstance(item, MissingVector)]
         unread = [item for item in batch if isinstance(item, Unembedded)]
         missing = known + (await graph.read(_missing_among, self.embedder.model_id, unread) if unread else [])

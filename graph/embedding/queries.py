@@ -31,7 +31,7 @@ def _set_vectors(label: str, recallable: bool) -> ScopedQuery:
 def _mark_due(label: str) -> ScopedQuery:
     # Set in the transaction that stores the node, so the mark is there once the write is
     # acknowledged, for whichever process reads first (`semantic_queries.NEAREST`); the
-    # vector's write removes it. The texts go to the writing process's keeper, which so need
+    # vector's write removes it. The texts go to the writing process's keeper, so that it need
     # not read them again.
     return ScopedQuery(
         f"mark_vector_due_{label}",

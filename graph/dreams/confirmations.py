@@ -181,8 +181,9 @@ async def _promote_in(
 async def _settle(
     graph: ProfileGraph, claim_ids: Sequence[str] | None, now: datetime, actor: HistoryActor
 ) -> list[str]:
-    # Read first: most facts back no dream, and a read costs less than a write transaction.
-    taken = await graph.read(_taken_in, claim_ids)
+    # Read first: most facts back no dream, and a read costs less than a write transaction. One
+    # query needs no transaction around it (a remember that promotes pays this read).
+    taken = await graph.read_alone(_taken_in, claim_ids)
     return await graph.write(_promote_in, taken, now, actor) if taken else []
 
 

@@ -34,7 +34,7 @@ the queue and every write query is scoped), so a node id of another profile matc
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -50,6 +50,7 @@ from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.store import TextVector, write_vectors
 from graph.errors import DATABASE_FAILURES
 from graph.rows import Row
+from graph.scope import ScopedQuery
 
 log = logging.getLogger(__name__)
 
@@ -69,15 +70,16 @@ class Unembedded:
 
 
 @dataclass(frozen=True)
-class _Missing:
-    """A queued node that still lacks the vector, with its text as stored now."""
+class MissingVector:
+    """A node that lacks the model's vector, with the text it holds: read by the write that
+    stored it (`mark_due`), or by the keeper itself just before the model runs."""
 
     node: Unembedded
     text: str
 
     @classmethod
-    def from_row(cls, kind: EmbeddedKind, row: Row) -> _Missing:
-        """From `MISSING_AMONG[kind]`."""
+    def from_row(cls, kind: EmbeddedKind, row: Row) -> MissingVector:
+        """From `MISSING_AMONG[kind]` or `MARK_DUE[kind]`."""
         return cls(Unembedded(kind, str(row["id"])), str(row["text"]))
 
 
@@ -87,7 +89,7 @@ class _Backlog:
     written (or given up), so a waiter knows when everything before it is done."""
 
     graph: ProfileGraph
-    waiting: list[Unembedded] = field(default_factory=list)
+    waiting: list[Unembedded | MissingVector] = field(default_factory=list)
     queued: int = 0
     finished: int = 0
     progress: anyio.Event = field(default_factory=anyio.Event)
@@ -101,8 +103,9 @@ class VectorKeeper:
         self._group = group
         self._backlogs: dict[str, _Backlog] = {}
 
-    def keep(self, graph: ProfileGraph, nodes: Sequence[Unembedded]) -> None:
-        """Embed `nodes` (stored by a committed write of `graph`'s profile) in the background."""
+    def keep(self, graph: ProfileGraph, nodes: Sequence[Unembedded | MissingVector]) -> None:
+        """Embed `nodes` (stored by a committed write of `graph`'s profile) in the background.
+        Those given with their text are taken as lacking the vector; the others are read first."""
         if not nodes:
             return
         backlog = self._backlogs.get(graph.profile_id)
@@ -151,11 +154,15 @@ class VectorKeeper:
             backlog.progress.set()
             del self._backlogs[graph.profile_id]
 
-    async def _write_batch(self, graph: ProfileGraph, batch: list[Unembedded]) -> None:
-        # The texts are read now, so a node forgotten meanwhile (a tombstone) is skipped, and so
-        # is one that has the vector already: a restated claim, a fact promoted from a claim
-        # that had one (a fifth of what was queued on a 2,000-memory bench profile).
-        missing = await graph.read(_missing_among, self.embedder.model_id, batch)
+    async def _write_batch(self, graph: ProfileGraph, batch: list[Unembedded | MissingVector]) -> None:
+        # A node queued without its text is read now, and skipped when it has the vector already
+        # (a restated claim, a fact promoted from a claim that had one). One queued with its text
+        # was read by the write that stored it: no read transaction a remember (with the due mark
+        # set on create, about 2 ms of Neo4j's CPU and 3 of this process's, docs/benchmarks.md).
+        # A node forgotten or reworded since gets no vector of the old text: the write checks it.
+        known = [item for item in batch if isinstance(item, MissingVector)]
+        unread = [item for item in batch if isinstance(item, Unembedded)]
+        missing = known + (await graph.read(_missing_among, self.embedder.model_id, unread) if unread else [])
         if not missing:
             return
         # A fact has its claim's text: each text goes through the model once.
@@ -175,24 +182,36 @@ def _left_pending(graph: ProfileGraph, count: int, reason: str) -> None:
     )
 
 
-async def mark_due(tx: ProfileTx, model_id: str, nodes: Sequence[Unembedded], now: datetime) -> None:
-    """Mark `nodes` (stored by `tx`) as owed `model_id`'s vector, for any process to write."""
+async def mark_due(
+    tx: ProfileTx, model_id: str, nodes: Sequence[Unembedded], now: datetime
+) -> list[MissingVector]:
+    """Mark those of `nodes` (stored by `tx`) that lack `model_id`'s vector as owed it, for any
+    process to write; returns them with their texts, for this process's keeper."""
+    return await _each_kind(tx, q.MARK_DUE, model_id, nodes, now=now)
+
+
+async def _missing_among(tx: ProfileTx, model_id: str, batch: Sequence[Unembedded]) -> list[MissingVector]:
+    return await _each_kind(tx, q.MISSING_AMONG, model_id, batch)
+
+
+async def _each_kind(
+    tx: ProfileTx,
+    queries: Mapping[EmbeddedKind, ScopedQuery],
+    model_id: str,
+    nodes: Sequence[Unembedded],
+    **params: object,
+) -> list[MissingVector]:
+    """One of `queries` per kind among `nodes`, with their ids: the nodes it returns."""
+    found = []
     for kind in {node.kind for node in nodes}:
         ids = [node.id for node in nodes if node.kind is kind]
-        await tx.run(q.MARK_DUE[kind], ids=ids, model=model_id, now=now)
-
-
-async def _missing_among(tx: ProfileTx, model_id: str, batch: list[Unembedded]) -> list[_Missing]:
-    missing = []
-    for kind in {node.kind for node in batch}:
-        ids = [node.id for node in batch if node.kind is kind]
-        rows = await tx.run(q.MISSING_AMONG[kind], ids=ids, model=model_id)
-        missing += [_Missing.from_row(kind, row) for row in rows]
-    return missing
+        rows = await tx.run(queries[kind], ids=ids, model=model_id, **params)
+        found += [MissingVector.from_row(kind, row) for row in rows]
+    return found
 
 
 async def _write_all(
-    tx: ProfileTx, model_id: str, missing: list[_Missing], by_text: dict[str, Vector]
+    tx: ProfileTx, model_id: str, missing: list[MissingVector], by_text: dict[str, Vector]
 ) -> None:
     for kind in EmbeddedKind:
         vectors = [

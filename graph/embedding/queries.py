@@ -31,14 +31,16 @@ def _set_vectors(label: str, recallable: bool) -> ScopedQuery:
 def _mark_due(label: str) -> ScopedQuery:
     # Set in the transaction that stores the node, so the mark is there once the write is
     # acknowledged, for whichever process reads first (`semantic_queries.NEAREST`); the
-    # vector's write removes it.
+    # vector's write removes it. The texts go to the writing process's keeper, so that it need
+    # not read them again.
     return ScopedQuery(
         f"mark_vector_due_{label}",
         f"""
         UNWIND $ids AS node_id
         MATCH (n:{label} {{profile_id: $profile_id, id: node_id}})
-        WHERE n.embedding_model IS NULL OR n.embedding_model <> $model
+        WHERE (n.embedding_model IS NULL OR n.embedding_model <> $model) AND n.text IS NOT NULL
         SET n.vector_due = $now
+        RETURN n.id AS id, n.text AS text
         """,
     )
 

@@ -18,7 +18,7 @@ from neo4j.exceptions import ConstraintError
 
 from graph.access import ProfileGraph, ProfileTx
 from graph.clock import as_utc, utcnow
-from graph.embedding.keeper import Unembedded, VectorKeeper, mark_due
+from graph.embedding.keeper import MissingVector, Unembedded, VectorKeeper, mark_due
 from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.store import PassageVectors, vector_properties
 from graph.errors import (
@@ -163,14 +163,23 @@ class _Writing:
     due_model: str | None = None
 
 
-async def _remember_in(tx: ProfileTx, request: RememberRequest, writing: _Writing) -> RememberResult:
+@dataclass(frozen=True)
+class _Remembered:
+    result: RememberResult
+    # What it stored without the model's vector, with the texts, for the keeper.
+    due: list[MissingVector]
+
+
+async def _remember_in(tx: ProfileTx, request: RememberRequest, writing: _Writing) -> _Remembered:
     digest = content_hash(request.content)
     await _check_support_ids(tx, request.claims)
     if request.idempotency_key:
         keyed = await _find_keyed(tx, request.idempotency_key, digest)
         if keyed is not None:
             # A retried call: the first one already processed its claims.
-            return RememberResult(fragment=keyed, claims=[], clarifications=[])
+            return _Remembered(RememberResult(fragment=keyed, claims=[], clarifications=[]), [])
+    # A new fragment is marked due as it is created: one round trip less than `mark_due`.
+    due_at = writing.now if writing.due_model is not None else None
     row = await tx.one(
         q.CREATE_FRAGMENT_UNLESS_HELD,
         id=str(uuid.uuid4()),
@@ -186,6 +195,7 @@ async def _remember_in(tx: ProfileTx, request: RememberRequest, writing: _Writin
         now=writing.now,
         occurred_at=as_utc(request.occurred_at) or writing.now,
         graph_format=GRAPH_FORMAT,
+        due_at=due_at,
         **vector_properties(writing.vectors, request.content),
     )
     held = id_of(row)
@@ -197,9 +207,12 @@ async def _remember_in(tx: ProfileTx, request: RememberRequest, writing: _Writin
     results = await _settle_claims(tx, request, fragment.id, writing)
     clarifications = [result.clarification for result in results if result.clarification is not None]
     result = RememberResult(fragment=fragment, claims=results, clarifications=clarifications)
-    if writing.due_model is not None:
-        await mark_due(tx, writing.due_model, _unembedded(result), writing.now)
-    return result
+    if writing.due_model is None:
+        return _Remembered(result, [])
+    fragment_node = Unembedded(EmbeddedKind.FRAGMENT, fragment.id)
+    due = [MissingVector(fragment_node, request.content)] if fragment.created else []
+    claimed = [node for settled in results for node in claim_nodes(settled)]
+    return _Remembered(result, due + await mark_due(tx, writing.due_model, claimed, writing.now))
 
 
 async def _settle_claims(
@@ -227,7 +240,8 @@ async def remember_in(
     """remember inside a transaction the caller owns (a promoted dream writes its evidence so).
 
     `vectors` must have been computed before that transaction opened (`embed_passages`)."""
-    return await _remember_in(tx, request, _Writing(_check_request(request), verifier, now, vectors))
+    remembered = await _remember_in(tx, request, _Writing(_check_request(request), verifier, now, vectors))
+    return remembered.result
 
 
 async def remember(
@@ -243,23 +257,14 @@ async def remember(
     # Concurrent remembers of one profile commit together: a bulk import pays one index refresh
     # per group instead of one per memory.
     try:
-        result = await graph.write_grouped(_remember_in, request, writing)
+        remembered = await graph.write_grouped(_remember_in, request, writing)
     except ConstraintError:
         # Trigger: a concurrent call stored the same content or key first. Why: the database's
         # unique constraints decided the race. Outcome: run again and report the duplicate.
-        result = await graph.write_grouped(_remember_in, request, writing)
+        remembered = await graph.write_grouped(_remember_in, request, writing)
     if vectors is not None:
-        vectors.keep(graph, _unembedded(result))
-    return result
-
-
-def _unembedded(result: RememberResult) -> list[Unembedded]:
-    """What the call stored that may need a vector: a new fragment, its claims, their facts (the
-    keeper skips whatever already has the model's vector)."""
-    nodes = [Unembedded(EmbeddedKind.FRAGMENT, result.fragment.id)] if result.fragment.created else []
-    for settled in result.claims:
-        nodes += claim_nodes(settled)
-    return nodes
+        vectors.keep(graph, remembered.due)
+    return remembered.result
 
 
 _DECISIONS_BY_STATUS: dict[ClaimStatus, frozenset[str]] = {

@@ -56,7 +56,7 @@ CREATE_FRAGMENT_UNLESS_HELD = ScopedQuery(
             content_hash: $hash, active_hash: $hash, idempotency_key: $key, source: $source,
             authority: $authority, shared: $shared, quality: $quality, labels: $labels, metadata: $metadata,
             status: 'active', created_at: $now, occurred_at: $occurred_at,
-            embedding_model: $embedding_model})
+            embedding_model: $embedding_model, vector_due: $due_at})
         WITH f
         CALL (f) {
             WITH f WHERE $embedding IS NOT NULL

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
@@ -149,13 +150,17 @@ def configured_port(conf_file: Path) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def jvm_command(java: JavaRuntime, lib_dir: Path, instance_dir: Path, memory: Neo4jMemory) -> list[str]:
-    """Return the argv that runs the server in the foreground (console mode)."""
+def jvm_command(
+    java: JavaRuntime, lib_dir: Path, instance_dir: Path, memory: Neo4jMemory, extra: Sequence[str] = ()
+) -> list[str]:
+    """Return the argv that runs the server in the foreground (console mode), with `extra` JVM
+    flags (the class archive's)."""
     return [
         str(java.java),
         f"-Xms{memory.heap}",
         f"-Xmx{memory.heap}",
         *JVM_FLAGS,
+        *extra,
         *([_UNSAFE_FLAG] if java.major >= _UNSAFE_FLAG_SINCE else []),
         *([f"--add-modules={_VECTOR_API}"] if _VECTOR_API in java.modules else []),
         "-cp",

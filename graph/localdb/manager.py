@@ -22,6 +22,7 @@ from typing import Final
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, DriverError, Neo4jError
 
+from graph.localdb import class_archive
 from graph.localdb.config import (
     ADMIN_CLASS,
     INSTANCE_SUBDIRS,
@@ -231,6 +232,7 @@ class LocalNeo4j:
                 return False
             terminate(pid, self.instance_dir, timeout=60.0)
             self.state_file.unlink(missing_ok=True)
+            class_archive.settle(self.instance_dir / "run")
             return True
 
     def _start_locked(
@@ -345,7 +347,11 @@ class LocalNeo4j:
 
     def _launch(self) -> tuple[int, int]:
         """Start the JVM detached; return its pid and where this run's console output begins."""
-        cmd = jvm_command(find_java(), self.lib_dir, self.instance_dir, self.memory)
+        java, run_dir = find_java(), self.instance_dir / "run"
+        # The JVM this instance ran last has exited (this runs under the instance's lock).
+        class_archive.settle(run_dir)
+        archive = class_archive.archive_flags(java, self.lib_dir, run_dir)
+        cmd = jvm_command(java, self.lib_dir, self.instance_dir, self.memory, archive)
         offset = self.console_log.stat().st_size if self.console_log.exists() else 0
         with self.console_log.open("ab") as log:
             stamp = datetime.now(UTC).isoformat(timespec="seconds")
@@ -403,6 +409,7 @@ class LocalNeo4j:
             if state is not None:
                 terminate(state.pid, self.instance_dir, timeout)
             self.state_file.unlink(missing_ok=True)
+            class_archive.settle(self.instance_dir / "run")
             return state is not None
 
     def status(self) -> LocalNeo4jStatus:

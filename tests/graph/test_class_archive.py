@@ -18,8 +18,9 @@ def test_a_second_start_maps_the_archive_a_stopped_jvm_wrote() -> None:
     local = LocalNeo4j(LocalNeo4j.default_home(), f"archive-{uuid.uuid4().hex[:8]}", NAMED_SIZES["small"])
     archive = class_archive.archive_path(find_java(), local.lib_dir)
     try:
-        local.start()
-        local.stop()
+        if not archive.is_file():  # no JVM of this version and runtime has stopped here yet
+            local.start()
+            local.stop()
         # Written by this instance's first JVM, or by any other before it: in place either way.
         assert archive.is_file()
         pid = local.start().pid

@@ -140,7 +140,8 @@ class LocalNeo4j:
         self.install_marker = self.version_dir / "install-complete.json"
         self.instance_dir = self.home / "neo4j" / "instances" / instance
         self.conf_file = self.instance_dir / "conf" / "neo4j.conf"
-        self.state_file = self.instance_dir / "run" / "reverie-neo4j.json"
+        self.run_dir = self.instance_dir / "run"
+        self.state_file = self.run_dir / "reverie-neo4j.json"
         self.password_file = self.instance_dir / "password"
         self.console_log = self.instance_dir / "logs" / "console.log"
         self.lock_file = self.instance_dir / ".lock"
@@ -231,8 +232,7 @@ class LocalNeo4j:
             ):
                 return False
             terminate(pid, self.instance_dir, timeout=60.0)
-            self.state_file.unlink(missing_ok=True)
-            class_archive.settle(self.instance_dir / "run")
+            self._stopped()
             return True
 
     def _start_locked(
@@ -347,10 +347,11 @@ class LocalNeo4j:
 
     def _launch(self) -> tuple[int, int]:
         """Start the JVM detached; return its pid and where this run's console output begins."""
-        java, run_dir = find_java(), self.instance_dir / "run"
-        # The JVM this instance ran last has exited (this runs under the instance's lock).
-        class_archive.settle(run_dir)
-        archive = class_archive.archive_flags(java, self.lib_dir, run_dir)
+        java = find_java()
+        # The JVM this instance ran last has exited (this runs under the instance's lock), even
+        # one that died on its own or that an older Reverie stopped.
+        class_archive.settle(self.run_dir)
+        archive = class_archive.archive_flags(java, self.lib_dir, self.run_dir)
         cmd = jvm_command(java, self.lib_dir, self.instance_dir, self.memory, archive)
         offset = self.console_log.stat().st_size if self.console_log.exists() else 0
         with self.console_log.open("ab") as log:
@@ -408,9 +409,14 @@ class LocalNeo4j:
             state = self._running_state()
             if state is not None:
                 terminate(state.pid, self.instance_dir, timeout)
-            self.state_file.unlink(missing_ok=True)
-            class_archive.settle(self.instance_dir / "run")
+            self._stopped()
             return state is not None
+
+    def _stopped(self) -> None:
+        """After this instance's JVM has exited (under the lock): it no longer runs, and the class
+        archive it wrote at its exit, if any, takes its place for the next start of any instance."""
+        self.state_file.unlink(missing_ok=True)
+        class_archive.settle(self.run_dir)
 
     def status(self) -> LocalNeo4jStatus:
         state = self._running_state()

@@ -11,7 +11,7 @@ import traceback
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -24,13 +24,14 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult
 
-from bench.processes import ServerStartError, free_port, serving
+from bench.processes import ServerStartError, free_port
 from graph.access import ConnectionSettings
 from server.app import build_server
 from server.auth import add_token
 from server.cli import reverie as reverie_command
 from server.settings import ReverieSettings
-from tests.conftest import TEST_PROFILE_PREFIX, not_provisioned
+from tests.conftest import TEST_PROFILE_PREFIX, not_provisioned, server_environment
+from tests.forked import run_forked, serving_forked
 
 CallTool = Callable[..., Awaitable[dict[str, Any]]]
 # The installed command, as a user runs it.
@@ -40,21 +41,14 @@ REVERIE = Path(sys.executable).parent / "reverie"
 def run_reverie(
     env: Mapping[str, str], *arguments: str, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
-    """`reverie ARGUMENTS` in a child process with `env` and no input; its output as text.
+    """`reverie ARGUMENTS` in a process of its own (forked: tests/forked.py) with `env` and no
+    input; its output as text.
 
     For tests without an event loop: an async test awaits `reverie` instead (see there)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return subprocess.run(
-            [str(REVERIE), *arguments],
-            env=dict(env),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
+        return run_forked(env, *arguments, timeout=timeout)
     raise RuntimeError("run_reverie blocks the event loop: an async test awaits reverie(...)")
 
 
@@ -180,8 +174,9 @@ class Tokens:
     file: Path
 
 
-def tokens_for(profile_id: str, tmp_path: Path) -> Tokens:
-    file = tmp_path / "tokens.json"
+def tokens_for(profile_id: str, tmp_path: Path, file: Path | None = None) -> Tokens:
+    """The three tokens, in `tmp_path`'s own tokens.json or added to `file`."""
+    file = file or tmp_path / "tokens.json"
     write = add_token(file, profile_id, ["read", "write"], name="rw")
     read = add_token(file, profile_id, ["read"], name="ro")
     other = add_token(file, f"{profile_id}-other", ["read", "write"], name="other")
@@ -211,10 +206,10 @@ def http_serving(
         **({"REVERIE_PUBLIC_URL": f"http://127.0.0.1:{port}"} if public else {}),
         **extra_env,
     }
-    command = [str(REVERIE), "serve", "--transport", "http", "--host", "127.0.0.1", "--port", str(port)]
+    arguments = ["serve", "--transport", "http", "--host", "127.0.0.1", "--port", str(port)]
     log = tmp_path / f"{name}.log"
     try:
-        with serving(command, env, port, log) as running:
+        with serving_forked(arguments, env, port, log) as running:
             yield HttpServer(
                 f"http://127.0.0.1:{port}",
                 tokens.write,
@@ -241,9 +236,37 @@ def inspector() -> Path:
 
 
 @pytest.fixture
-def http_server(server_env: dict[str, str], profile_id: str, tmp_path: Path) -> Iterator[HttpServer]:
+def own_http_server(server_env: dict[str, str], profile_id: str, tmp_path: Path) -> Iterator[HttpServer]:
+    """A server of this test's own: for a test that reads the server's log, edits its tokens
+    file by token name, or counts what one address may try."""
     with http_serving(server_env, profile_id, tmp_path) as server:
         yield server
+
+
+@pytest.fixture(scope="module")
+def module_http_server(
+    neo4j_settings: ConnectionSettings, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[HttpServer]:
+    """One server for a module's tests (see `http_server`)."""
+    folder = tmp_path_factory.mktemp("module-server")
+    profile = f"{TEST_PROFILE_PREFIX}{uuid.uuid4().hex[:12]}"
+    with http_serving(server_environment(neo4j_settings, profile), profile, folder, name="module") as server:
+        yield server
+
+
+@pytest.fixture
+def http_server(module_http_server: HttpServer, profile_id: str, tmp_path: Path) -> HttpServer:
+    """The module's server, signed into with three new tokens of this test's profile. A server's
+    start costs about 3 s of CPU, most of the suite's once each test had its own; the server
+    reads its tokens file again on every request, so each test still works in a profile of its
+    own. Its log is every test's: a test that reads it takes `own_http_server`."""
+    tokens = tokens_for(profile_id, tmp_path, module_http_server.tokens_file)
+    return replace(
+        module_http_server,
+        write_token=tokens.write,
+        read_token=tokens.read,
+        other_profile_token=tokens.other_profile,
+    )
 
 
 async def signals_once_written(call: CallTool, recalls: int) -> dict[str, Any]:

@@ -86,16 +86,16 @@ def quick_server(server_env: dict[str, str], profile_id: str, tmp_path: Path) ->
         yield server
 
 
-def test_a_client_that_leaves_mid_body_costs_one_short_log_line(http_server: HttpServer) -> None:
-    cookie, csrf = signed_in(http_server)
-    before = http_server.log.read_text().splitlines()
+def test_a_client_that_leaves_mid_body_costs_one_short_log_line(own_http_server: HttpServer) -> None:
+    cookie, csrf = signed_in(own_http_server)
+    before = own_http_server.log.read_text().splitlines()
     form = f"csrf_token={csrf}&token=abc".encode()[:40]
-    open_post(http_server, "/review/login", 150, form).close()
-    open_post(http_server, "/review/runs", 150, form, {"Cookie": f"reverie_review={cookie}"}).close()
-    mcp_post(http_server, 150, b'{"jsonrpc": "2.0", "id": 1, ', http_server.write_token).close()
+    open_post(own_http_server, "/review/login", 150, form).close()
+    open_post(own_http_server, "/review/runs", 150, form, {"Cookie": f"reverie_review={cookie}"}).close()
+    mcp_post(own_http_server, 150, b'{"jsonrpc": "2.0", "id": 1, ', own_http_server.write_token).close()
 
     def logged() -> str:
-        return "\n".join(http_server.log.read_text().splitlines()[len(before) :])
+        return "\n".join(own_http_server.log.read_text().splitlines()[len(before) :])
 
     wait_until(lambda: logged().count("left after") >= 3 or "Exception" in logged())
     added = logged()
@@ -149,8 +149,8 @@ def test_an_mcp_body_that_never_ends_or_is_too_big_is_refused(quick_server: Http
         assert http.post("/mcp", json=INITIALIZE, headers=bearer).status_code == 200
 
 
-def test_wrong_tokens_are_throttled_per_address_and_others_still_sign_in(http_server: HttpServer) -> None:
-    with httpx2.Client(base_url=http_server.base, timeout=WAIT_S) as guesser:
+def test_wrong_tokens_are_throttled_per_address_and_others_still_sign_in(own_http_server: HttpServer) -> None:
+    with httpx2.Client(base_url=own_http_server.base, timeout=WAIT_S) as guesser:
         answers = [guesser.post("/review/login", data={"token": f"guess-{n}"}) for n in range(40)]
         codes = [answer.status_code for answer in answers]
         assert 429 in codes, codes
@@ -158,11 +158,11 @@ def test_wrong_tokens_are_throttled_per_address_and_others_still_sign_in(http_se
         assert first >= 3 and set(codes[:first]) == {401} and set(codes[first:]) == {429}, codes
         assert 1 <= int(answers[first].headers["retry-after"]) <= 3600
         # While throttled, even the right token is refused from this address: guesses learn nothing.
-        assert guesser.post("/review/login", data={"token": http_server.write_token}).status_code == 429
+        assert guesser.post("/review/login", data={"token": own_http_server.write_token}).status_code == 429
 
     elsewhere = httpx2.HTTPTransport(local_address="127.0.0.2")
-    with httpx2.Client(base_url=http_server.base, timeout=WAIT_S, transport=elsewhere) as other:
-        assert other.post("/review/login", data={"token": http_server.write_token}).status_code == 303
+    with httpx2.Client(base_url=own_http_server.base, timeout=WAIT_S, transport=elsewhere) as other:
+        assert other.post("/review/login", data={"token": own_http_server.write_token}).status_code == 303
 
 
 def test_a_foreign_host_is_refused_everywhere_and_redirects_never_name_it(

@@ -18,10 +18,17 @@ from bench.processes import serving
 from graph.localdb import free_port
 from server.auth import add_token, load_token_file
 from server.token_registry import TokenRegistry
-from tests.server.conftest import REVERIE, HttpServer, reverie, run_reverie_in_process
+from tests.server.conftest import REVERIE, HttpServer, reverie_in_process, run_reverie_in_process
 from tests.server.support import INITIALIZE, MCP_HEADERS, start_failure
 
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def http_server(own_http_server: HttpServer) -> HttpServer:
+    """These tests add, revoke and forge tokens by name in the server's file and read its log:
+    each has a server of its own."""
+    return own_http_server
 
 
 def token_env(tokens: Path) -> dict[str, str]:
@@ -60,7 +67,7 @@ async def test_a_token_added_to_the_file_works_at_once_and_a_revoked_one_is_refu
         assert signed.status_code == 303
         assert (await page.get("/review")).status_code == 200
 
-        revoked = await reverie(token_env(http_server.tokens_file), "token", "revoke", "rw")
+        revoked = await reverie_in_process(token_env(http_server.tokens_file), "token", "revoke", "rw")
         assert revoked.returncode == 0, revoked.stderr
 
         assert await initialize_status(http_server, http_server.write_token) == 401
@@ -243,7 +250,7 @@ async def test_a_write_token_reads_too(http_server: HttpServer, profile_id: str)
     assert await initialize_status(http_server, writer) == 200
     async with httpx2.AsyncClient(base_url=http_server.base, timeout=30) as page:
         assert (await page.post("/review/login", data={"token": writer})).status_code == 303
-    listed = await reverie(token_env(http_server.tokens_file), "token", "list")
+    listed = await reverie_in_process(token_env(http_server.tokens_file), "token", "list")
     assert ["writer", profile_id, "read,write"] in [line.split()[1:] for line in listed.stdout.splitlines()]
 
 
@@ -253,7 +260,7 @@ async def test_a_token_name_is_one_printable_line_and_shown_escaped(
     env = token_env(http_server.tokens_file)
     before = http_server.tokens_file.read_bytes()
     for name in ("laptop\nINFO forged", "bell\x07", "tab\there"):
-        refused = await reverie(env, "token", "create", "--profile", profile_id, "--name", name)
+        refused = await reverie_in_process(env, "token", "create", "--profile", profile_id, "--name", name)
         assert refused.returncode == 2 and "control characters" in refused.stderr, refused.stderr
         assert "Traceback" not in refused.stderr
     assert http_server.tokens_file.read_bytes() == before
@@ -266,5 +273,5 @@ async def test_a_token_name_is_one_printable_line_and_shown_escaped(
     logged = http_server.log.read_text()
     assert "added laptop\\nINFO forged (" in logged
     assert not any(line.startswith("INFO forged") for line in logged.splitlines())
-    listed = (await reverie(env, "token", "list")).stdout.splitlines()
+    listed = (await reverie_in_process(env, "token", "list")).stdout.splitlines()
     assert len(listed) == 1 + len(content["tokens"]) + 1 and not listed[-1].startswith("INFO"), listed

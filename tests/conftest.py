@@ -30,6 +30,7 @@ from graph.embedding.keeper import VectorKeeper, keeping
 from graph.embedding.loader import load_embedder
 from graph.localdb import LocalNeo4j
 from graph.schema import DROP_VECTOR_INDEX, ensure_schema
+from tests.longest_first import keep_durations, last_durations, longest_first
 
 TEST_INSTANCE = "test"
 _DATABASE_FIXTURE = "neo4j_settings"
@@ -47,6 +48,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.model)
         if item.get_closest_marker("unit") and fixtures & {_DATABASE_FIXTURE, _MODEL_FIXTURE}:
             raise pytest.UsageError(f"{item.nodeid} is marked unit but uses the database or the model")
+    longest_first(items, last_durations())
+
+
+# This run's reports, kept by the process that sees them all: the controller under xdist (a
+# worker has PYTEST_XDIST_WORKER set and leaves the keeping to it).
+_REPORTS: list[pytest.TestReport] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        _REPORTS.append(report)
 
 
 def not_provisioned(reason: str) -> NoReturn:
@@ -102,6 +114,8 @@ async def _fresh_vector_indexes(settings: ConnectionSettings) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    if _REPORTS:
+        keep_durations(_REPORTS)
     if getattr(session.config, _STARTED_BY_THIS_RUN, False):
         _local_instance().stop()
 

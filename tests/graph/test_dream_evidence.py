@@ -459,3 +459,30 @@ def test_a_quote_is_never_cut_inside_a_word() -> None:
     )
     assert all(word in spaced.replace("…", "").split() for word in spaced.replace("…", "").split())
     assert "…" in spaced and "museu…" not in spaced
+
+
+def test_a_phrase_only_two_memories_say_names_one_thing() -> None:
+    failed = memory("a", "John: Especially after I failed the military aptitude test last spring.")
+    retook = memory("b", "John: Last week I retook the aptitude test and did much better.", 60)
+    linked = pair(failed, retook, 0.80)
+    [aptitude] = [term for term in linked.shared if term.term == "aptitude"]
+    assert aptitude.phrase and names_one_thing(aptitude)
+    # Commoner English than "axolotl", the word alone says less; in one phrase it says one thing.
+    assert link_score(linked) is not None
+    # The same word in two different phrases is two uses of a word, not one thing.
+    apart = pair(
+        memory("c", "She has a real aptitude for languages, says her teacher."),
+        memory("d", "The test measured aptitude rather than knowledge, apparently.", 60),
+        0.80,
+    )
+    [alone] = [term for term in apart.shared if term.term == "aptitude"]
+    assert not alone.phrase and link_score(apart) is None
+    # A phrase of words English also reads as verbs or adjectives is a way of speaking ("takes
+    # guts", "staying hopeful"), not a thing's name.
+    idiom = pair(
+        memory("e", "Trying new things takes guts and it pays off."),
+        memory("f", "Helping out like that takes guts, well done.", 60),
+        0.80,
+    )
+    [guts] = [term for term in idiom.shared if term.term == "guts"]
+    assert guts.phrase and not names_one_thing(guts) and link_score(idiom) is None

@@ -410,6 +410,20 @@ def _adjacent_roots(text: str) -> frozenset[tuple[str, str]]:
     return frozenset(found)
 
 
+# Endings of nouns made from adjectives: "togetherness", "sisterhood" name a quality or a state.
+QUALITY_ENDINGS: Final = ("ness", "hood")
+
+
+@lru_cache(maxsize=65536)
+def names_a_quality(term: str) -> bool:
+    """Whether the word says how something is rather than what it is: English's lexicon also reads
+    it as an adjective ("cathartic"), or it is a noun made from one ("togetherness"). Two memories
+    may say it of two different things (music and painting, both cathartic), so it points at no
+    one thing, however rare."""
+    word = term.casefold()
+    return word.endswith(QUALITY_ENDINGS) or "ADJ" in getAllLemmas(word)
+
+
 @lru_cache(maxsize=65536)
 def only_a_noun(term: str) -> bool:
     """Whether English's lexicon reads the word as a noun and nothing else, or does not know it
@@ -439,12 +453,13 @@ def can_name_a_thing(term: str) -> bool:
 def names_one_thing(term: SharedTerm) -> bool:
     """A name both write, or a word only this pair uses that is uncommon in English in full and
     can be a noun: either points at one thing (a person, an axolotl, falconry) rather than a
-    mood ("hectic", "elated"). So does a word only this pair uses that is no everyday word and
-    only a noun, which both say in one phrase with another word they share ("aptitude test",
-    "Potter trivia"): the phrase names the thing where the word alone is commoner English."""
+    mood ("hectic", "elated") or a quality ("cathartic", "togetherness"). So does a word only
+    this pair uses that is no everyday word and only a noun, which both say in one phrase with
+    another word they share ("aptitude test", "Potter trivia"): the phrase names the thing where
+    the word alone is commoner English."""
     if term.entity:
         return True
-    if term.compound or term.frequency > 2:
+    if term.compound or term.frequency > 2 or names_a_quality(term.term):
         return False
     uncommon = term.english >= 1.0 and can_name_a_thing(term.term)
     return uncommon or (term.phrase and term.english >= EVERYDAY_RARITY and only_a_noun(term.term))

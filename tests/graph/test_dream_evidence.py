@@ -486,3 +486,27 @@ def test_a_phrase_only_two_memories_say_names_one_thing() -> None:
     )
     [guts] = [term for term in idiom.shared if term.term == "guts"]
     assert guts.phrase and not names_one_thing(guts) and link_score(idiom) is None
+
+
+def test_a_rare_word_for_a_quality_names_no_one_thing() -> None:
+    # Music and painting are both cathartic; a painting and a reunion both show togetherness.
+    for first, second in (
+        (
+            "Playing the cello is so cathartic after a long shift.",
+            "Painting has always felt cathartic to me.",
+        ),
+        (
+            "The mural is a symbol of togetherness for the street.",
+            "The reunion was pure togetherness, all of us.",
+        ),
+    ):
+        quality = pair(memory("a", first), memory("b", second, 40), 0.80)
+        [term] = quality.shared
+        assert not names_one_thing(term) and link_score(quality) is None
+    # A rare thing's name still does.
+    axolotl = pair(
+        memory("c", "Cleaned the axolotl tank before the guests came."),
+        memory("d", "The axolotl has grown a new gill, it seems.", 40),
+        0.80,
+    )
+    assert names_one_thing(axolotl.shared[0]) and link_score(axolotl) is not None

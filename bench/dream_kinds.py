@@ -1,10 +1,11 @@
 """`python -m bench.dream_kinds`: are themes, duplicates and contradictions found, and only those?
 
-A synthetic profile, through the real MCP tools on its own Neo4j instance (`dream-kinds`, wiped
-first): planted themes (one uncommon word through four memories on four days months apart),
-planted duplicates (one statement said twice, weeks apart, in slightly other words), planted
-contradictions (a fact of one employer, then weeks later a single word of another), among
-everyday sentences that share only common words. `--cycles` cycles of `--per-cycle` dreams run.
+A synthetic profile, through the real MCP tools on its own Neo4j instance (`--instance`,
+`dream-kinds` by default, wiped first): planted themes (one uncommon word through four memories
+on four days months apart), planted duplicates (one statement said twice, weeks apart, in
+slightly other words), planted contradictions (a fact of one employer, then weeks later a single
+word of another), among everyday sentences that share only common words. `--cycles` cycles of
+`--per-cycle` dreams run.
 
 A dream *hits* when its kind matches what was planted on its sources: a theme citing three or
 more memories of one planted theme, a duplicate citing a planted pair, a contradiction citing a
@@ -175,9 +176,9 @@ def judge(kind: str, sources: set[int], planned: Plan) -> bool:
     return len(sources) == 2 and any(sources <= theme for theme in planned.themes)
 
 
-async def run(cycles: int, per_cycle: int) -> tuple[Plan, list[Seen]]:
+async def run(cycles: int, per_cycle: int, instance: str = INSTANCE) -> tuple[Plan, list[Seen]]:
     planned = plan()
-    with provisioned(INSTANCE) as db:
+    with provisioned(instance) as db:
         await emptied(db.settings)
         async with Client(build_server(server_settings(db, PROFILE), "stdio")) as client:
             index_of: dict[str, int] = {}
@@ -247,9 +248,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.dream_kinds", description=__doc__.split("\n")[0])
     parser.add_argument("--cycles", type=int, default=2)
     parser.add_argument("--per-cycle", type=int, default=10, help="max_outputs of each cycle")
+    parser.add_argument("--instance", default=INSTANCE, help="the managed Neo4j instance (emptied)")
     args = parser.parse_args(argv)
     started = datetime.now(UTC)
-    planned, seen = asyncio.run(run(args.cycles, args.per_cycle))
+    planned, seen = asyncio.run(run(args.cycles, args.per_cycle, args.instance))
     result = figures(planned, seen)
     print(report(result, seen))
     document = {

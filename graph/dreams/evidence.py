@@ -32,6 +32,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import lru_cache
+from itertools import pairwise
 from typing import Final
 
 from lemminflect import getAllLemmas
@@ -113,6 +114,9 @@ class SharedTerm:
     # Both write it only as a hyphenated word's last part ("wracking" of "nerve-wracking"): part of
     # a modifier, never a thing's name (`compound_tails`).
     compound: bool = False
+    # Both say it right beside another word they share, in one sentence ("aptitude test"): a
+    # phrase of the two (`shared_phrases`).
+    phrase: bool = False
 
 
 def english_rarity(term: str) -> float:
@@ -302,6 +306,11 @@ _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 _START, _END = "<start>", "<end>"
 
 
+def sentences(text: str) -> list[str]:
+    """The sentences of `text`, each with the punctuation that ends it."""
+    return _SENTENCE.findall(text)
+
+
 def everyday(word: str) -> bool:
     """A word of everyday English ("work", "dinner") or of small talk ("yum")."""
     return word in FILLER_WORDS or english_rarity(word) < EVERYDAY_RARITY
@@ -323,7 +332,7 @@ def frames_around(root: str, text: str) -> frozenset[tuple[str, ...]]:
         rarity = english_rarity(word)
         return rarity < 1.0 and (term_root(word) not in names or rarity < EVERYDAY_RARITY)
 
-    for sentence in _SENTENCE.findall(text):
+    for sentence in sentences(text):
         words = [_START, *tokens(sentence), _END]
         for at in (index for index, word in enumerate(words) if term_root(word) == root):
             before, after = words[max(0, at - FRAME_WORDS) : at], words[at + 1 : at + 1 + FRAME_WORDS]
@@ -353,9 +362,10 @@ def shared_words(
     names = shared_names(*pair_texts)
     addressed = addressed_only(pair_texts[0]) | addressed_only(pair_texts[1])
     compounds = compound_tails(pair_texts[0]) & compound_tails(pair_texts[1])
+    phrases = shared_phrases(*pair_texts)
     counted = sorted(
         (
-            SharedTerm(term, count, english_rarity(term), root in names, root in compounds)
+            SharedTerm(term, count, english_rarity(term), root in names, root in compounds, root in phrases)
             for term in terms
             if (count := max(1, frequency.get(term, 1))) <= ceiling
             and (root := term_root(term)) not in addressed
@@ -382,6 +392,45 @@ def compound_tails(text: str) -> frozenset[str]:
     return frozenset(tails - {term_root(word) for word in tokens(_HYPHENATED.sub(" ", text))})
 
 
+def shared_phrases(first: str, second: str) -> frozenset[str]:
+    """Roots of the topical words both texts say right beside another topical word both say, the
+    two in the same order within one sentence ("failed the military aptitude test", "retook the
+    aptitude test"): a phrase said again, not two words met apart."""
+    pairs = _adjacent_roots(first) & _adjacent_roots(second)
+    return frozenset(root for pair in pairs for root in pair)
+
+
+@lru_cache(maxsize=8192)
+def _adjacent_roots(text: str) -> frozenset[tuple[str, str]]:
+    topical = topical_roots(text)
+    found = set()
+    for sentence in sentences(text):
+        roots = [term_root(word) for word in tokens(sentence)]
+        found |= {(a, b) for a, b in pairwise(roots) if a != b and {a, b} <= topical}
+    return frozenset(found)
+
+
+# Endings of nouns made from adjectives: "togetherness", "sisterhood" name a quality or a state.
+QUALITY_ENDINGS: Final = ("ness", "hood")
+
+
+@lru_cache(maxsize=65536)
+def names_a_quality(term: str) -> bool:
+    """Whether the word says how something is rather than what it is: English's lexicon also reads
+    it as an adjective ("cathartic"), or it is a noun made from one ("togetherness"). Two memories
+    may say it of two different things (music and painting, both cathartic), so it points at no
+    one thing, however rare."""
+    word = term.casefold()
+    return word.endswith(QUALITY_ENDINGS) or "ADJ" in getAllLemmas(word)
+
+
+@lru_cache(maxsize=65536)
+def only_a_noun(term: str) -> bool:
+    """Whether English's lexicon reads the word as a noun and nothing else, or does not know it
+    ("aptitude", "trivia"): not "guts" (to gut), "hopeful" or "nerve" (to nerve oneself)."""
+    return set(getAllLemmas(term.casefold())) <= {"NOUN", "PROPN"}
+
+
 def idf(term: SharedTerm, corpus_size: int) -> float:
     # Counted against at least IDF_FLOOR_CORPUS memories: in a young profile every word is rare
     # by count, and a name two of twelve memories share tells as much as in a larger one.
@@ -404,10 +453,16 @@ def can_name_a_thing(term: str) -> bool:
 def names_one_thing(term: SharedTerm) -> bool:
     """A name both write, or a word only this pair uses that is uncommon in English in full and
     can be a noun: either points at one thing (a person, an axolotl, falconry) rather than a
-    mood ("hectic", "elated")."""
-    return term.entity or (
-        not term.compound and term.frequency <= 2 and term.english >= 1.0 and can_name_a_thing(term.term)
-    )
+    mood ("hectic", "elated") or a quality ("cathartic", "togetherness"). So does a word only
+    this pair uses that is no everyday word and only a noun, which both say in one phrase with
+    another word they share ("aptitude test", "Potter trivia"): the phrase names the thing where
+    the word alone is commoner English."""
+    if term.entity:
+        return True
+    if term.compound or term.frequency > 2 or names_a_quality(term.term):
+        return False
+    uncommon = term.english >= 1.0 and can_name_a_thing(term.term)
+    return uncommon or (term.phrase and term.english >= EVERYDAY_RARITY and only_a_noun(term.term))
 
 
 def term_weight(term: SharedTerm, corpus_size: int) -> float:

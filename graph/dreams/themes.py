@@ -45,6 +45,7 @@ from graph.dreams.evidence import (
     everyday,
     frames_around,
     jaccard,
+    sentences,
     term_root,
     term_weight,
     topical_roots,
@@ -73,6 +74,10 @@ MAX_SHARED_PHRASE: Final = 0.75
 # The share of pairs of sources that must say the thread's word in one frame for it to be a
 # routine's slot.
 MIN_SAME_FRAME: Final = 0.5
+# Words of a reply rather than of news: "you" and "your" speak of the other person's things
+# ("That bowl of yours is gorgeous", "Your encouragement means a lot"), and thanks answer them.
+SECOND_PERSON: Final = frozenset({"you", "your", "yours", "yourself", "yourselves"})
+THANKS: Final = frozenset({"thanks", "thank", "thx", "appreciate"})
 # A word in more memories than this is part of the person's everyday life, not a thread; the
 # bound also keeps a large profile's holder lookups small.
 MAX_HOLDERS: Final = 40
@@ -153,15 +158,21 @@ def _theme(root: str, holders: Sequence[Memory], corpus_size: int) -> Theme | No
     """The thread through `holders` of the word `root`, or None when it is no theme."""
     if any(root in addressed_only(m.text) for m in holders):
         return None
+    named = sum(root in written_as_names(m.text) for m in holders) >= 2
     # A fact's time is when it was recorded, not when it was said: the fragments behind it tell.
-    # What the person shared (a photo's caption) is not their thread: only their own words count.
+    # What the person shared (a photo's caption) is not their thread: only their own words count,
+    # and, unless the word is a name, only where they tell of it rather than reply with it.
     groups = sittings_of(
-        m for m in holders if m.kind == "fragment" and m.own_words and _substantive(m) >= MIN_SOURCE_WORDS
+        m
+        for m in holders
+        if m.kind == "fragment"
+        and m.own_words
+        and _substantive(m) >= MIN_SOURCE_WORDS
+        and (named or told(root, m.text))
     )
     if len(groups) < MIN_SITTINGS or groups[-1][0].when() - groups[0][0].when() < MIN_SPAN:
         return None
     latest = groups[-1][-1]
-    named = sum(root in written_as_names(m.text) for m in holders) >= 2
     term = _written(root, latest)
     # Capitalised only to open a sentence, a word is not a name ("Pottery is ..." is pottery);
     # one no memory writes in lower case keeps its capital ("Inês", "Tom"), even at a start.
@@ -188,6 +199,20 @@ def _theme(root: str, holders: Sequence[Memory], corpus_size: int) -> Theme | No
         weight=weight * math.log(len(groups)),
         rare_name=named and english >= 1.0,
     )
+
+
+def told(root: str, text: str) -> bool:
+    """Whether `text` tells of the word: some sentence using it neither asks ("Got any paintings to
+    show?"), nor thanks ("Thanks for the encouragement"), nor speaks of the other person's things
+    ("I love your icecream"). Those reply to someone else's news; a thread is what the person
+    brings up themselves, again and again. A name is exempt (asking after Tom is about Tom)."""
+    for sentence in sentences(text):
+        words = {word.casefold() for word in tokens(sentence)}
+        if root not in {term_root(word) for word in words}:
+            continue
+        if not sentence.rstrip().endswith("?") and words.isdisjoint(SECOND_PERSON | THANKS):
+            return True
+    return False
 
 
 def _repeated(root: str, sources: Sequence[Memory]) -> bool:

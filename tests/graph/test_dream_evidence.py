@@ -459,3 +459,54 @@ def test_a_quote_is_never_cut_inside_a_word() -> None:
     )
     assert all(word in spaced.replace("…", "").split() for word in spaced.replace("…", "").split())
     assert "…" in spaced and "museu…" not in spaced
+
+
+def test_a_phrase_only_two_memories_say_names_one_thing() -> None:
+    failed = memory("a", "John: Especially after I failed the military aptitude test last spring.")
+    retook = memory("b", "John: Last week I retook the aptitude test and did much better.", 60)
+    linked = pair(failed, retook, 0.80)
+    [aptitude] = [term for term in linked.shared if term.term == "aptitude"]
+    assert aptitude.phrase and names_one_thing(aptitude)
+    # Commoner English than "axolotl", the word alone says less; in one phrase it says one thing.
+    assert link_score(linked) is not None
+    # The same word in two different phrases is two uses of a word, not one thing.
+    apart = pair(
+        memory("c", "She has a real aptitude for languages, says her teacher."),
+        memory("d", "The test measured aptitude rather than knowledge, apparently.", 60),
+        0.80,
+    )
+    [alone] = [term for term in apart.shared if term.term == "aptitude"]
+    assert not alone.phrase and link_score(apart) is None
+    # A phrase of words English also reads as verbs or adjectives is a way of speaking ("takes
+    # guts", "staying hopeful"), not a thing's name.
+    idiom = pair(
+        memory("e", "Trying new things takes guts and it pays off."),
+        memory("f", "Helping out like that takes guts, well done.", 60),
+        0.80,
+    )
+    [guts] = [term for term in idiom.shared if term.term == "guts"]
+    assert guts.phrase and not names_one_thing(guts) and link_score(idiom) is None
+
+
+def test_a_rare_word_for_a_quality_names_no_one_thing() -> None:
+    # Music and painting are both cathartic; a painting and a reunion both show togetherness.
+    for first, second in (
+        (
+            "Playing the cello is so cathartic after a long shift.",
+            "Painting has always felt cathartic to me.",
+        ),
+        (
+            "The mural is a symbol of togetherness for the street.",
+            "The reunion was pure togetherness, all of us.",
+        ),
+    ):
+        quality = pair(memory("a", first), memory("b", second, 40), 0.80)
+        [term] = quality.shared
+        assert not names_one_thing(term) and link_score(quality) is None
+    # A rare thing's name still does.
+    axolotl = pair(
+        memory("c", "Cleaned the axolotl tank before the guests came."),
+        memory("d", "The axolotl has grown a new gill, it seems.", 40),
+        0.80,
+    )
+    assert names_one_thing(axolotl.shared[0]) and link_score(axolotl) is not None

@@ -176,6 +176,30 @@ def test_a_name_is_a_theme_in_any_frame_or_none() -> None:
     assert themes_in({"name": title}, 40) == []
 
 
+def test_a_word_only_asked_about_thanked_for_or_said_of_the_others_is_no_theme() -> None:
+    # Replies to someone else's kayak: a question, thanks, "your"; told of once.
+    replies = forty_days_apart(
+        "y",
+        "Took the kayak out on the lake at dawn and saw a heron fishing.",
+        "Did you take the kayak out to the islands in the end?",
+        "Thanks for lending me the kayak for the whole long weekend.",
+        "Your kayak looks amazing in that photo from the lake house.",
+    )
+    assert themes_in({"kayak": replies}, 60) == []
+    # Told of in three sittings, the thread stands, cited from what the person told.
+    told = [*KAYAK[:3], *(memory(m.text, 40 * i + 10, f"q{i}") for i, m in enumerate(replies[1:]))]
+    [theme] = themes_in({"kayak": told}, 200)
+    assert theme.sources == tuple(KAYAK[:3])
+    # A name is exempt: asking after Biscotti is about Biscotti.
+    dog = forty_days_apart(
+        "b",
+        "We adopted a rescue greyhound called Biscotti last weekend!",
+        "How is Biscotti settling in with the cats at your place?",
+        "Thanks for walking Biscotti while I was stuck at work again.",
+    )
+    assert [theme.term for theme in themes_in({"biscotti": dog}, 60)] == ["Biscotti"]
+
+
 def test_a_facts_time_is_not_a_sitting() -> None:
     facts = [memory(m.text, 40 * i, f"f{i}", kind="fact") for i, m in enumerate(KAYAK[:3])]
     assert themes_in({"kayak": facts}, 60) == []

@@ -32,6 +32,8 @@ SEEDS ?= 101,1
 LOCK := requirements.lock
 LOCK_ARGS ?=
 # Test processes at once (pytest-xdist); each loads the model and opens its own connections.
+# Work stealing: a worker that runs out takes tests queued for the other, so neither ends alone
+# (with plain load balancing, one worker ran a module's page tests for two minutes at the end).
 TEST_WORKERS ?= 2
 
 .PHONY: setup lock run test lint bench bench-quick bench-locomo bench-dreams bench-dream-lanes bench-claims inspector node22 mcpb conformance bundle browser balancer clean
@@ -111,7 +113,7 @@ test: setup inspector mcpb conformance browser balancer
 	$(BIN)/reverie embeddings install --model all-minilm-l6-v2
 	REVERIE_INSPECTOR=$(INSPECTOR_DIR)/node_modules/.bin/mcp-inspector REVERIE_MCPB="$(MCPB)" \
 	  REVERIE_CONFORMANCE="$(CONFORMANCE)" \
-	  $(BIN)/python -m pytest -n $(TEST_WORKERS) -m "not crowd" --durations=15
+	  $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not crowd" --durations=15
 	$(BIN)/python -m pytest -m crowd --durations=5
 
 # Pins kept where the ranges in pyproject.toml still allow them (uv reads the lock it rewrites).

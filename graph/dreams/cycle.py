@@ -35,7 +35,7 @@ from graph.dreams.lifecycle import TRANSITIONS
 from graph.dreams.models import DreamDraft, DreamRun, DreamStatus, Phase, PhaseReport, RunStatus, Trigger
 from graph.dreams.night import find_all, propose_night
 from graph.dreams.records import CycleLock, OpenDream
-from graph.dreams.store import NewDream, create_dream, pairs_taken
+from graph.dreams.store import NewDream, create_dream, pairs_taken_each
 from graph.embedding.keeper import VectorKeeper
 from graph.embedding.kinds import EmbeddedKind
 from graph.embedding.store import embed_missing
@@ -240,8 +240,10 @@ async def _store_dreams(tx: ProfileTx, plan: CyclePlan, drafts: list[DreamDraft]
     that dream's pairs again)."""
     await pass_words_gate(tx)
     created = []
-    for draft in drafts:
-        taken = await pairs_taken(tx, draft.source_ids)
+    # Checked all at once, before any is written: two of a night's drafts share one memory at
+    # most (`night.propose_night`), so writing one cannot take another's pair.
+    checks = await pairs_taken_each(tx, [draft.source_ids for draft in drafts])
+    for draft, taken in zip(drafts, checks, strict=True):
         if taken.empty_pair or (taken.dream_id and not draft.builds_on):
             continue
         dream = NewDream(

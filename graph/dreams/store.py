@@ -16,7 +16,6 @@ from typing import Any
 from graph.access import ProfileTx
 from graph.dreams import store_queries as q
 from graph.dreams.models import sources_key
-from graph.dreams.records import pair_key_from_row
 from graph.rows import id_of
 
 
@@ -40,11 +39,24 @@ class TakenPairs:
     empty_pair: str | None
 
 
+async def pairs_taken_each(tx: ProfileTx, drafts: Sequence[Sequence[str]]) -> list[TakenPairs]:
+    """`pairs_taken` of each of `drafts` (the memories each would cite), in one statement: a
+    night's drafts are checked with one round trip instead of two each."""
+    if not drafts:
+        return []
+    rows = await tx.run(
+        q.PAIRS_TAKEN,
+        drafts=[
+            {"index": index, "ids": list(ids), "keys": [sources_key(pair) for pair in combinations(ids, 2)]}
+            for index, ids in enumerate(drafts)
+        ],
+    )
+    taken = {int(row["index"]): TakenPairs(row["dream_id"], row["empty_pair"]) for row in rows}
+    return [taken[index] for index in range(len(drafts))]
+
+
 async def pairs_taken(tx: ProfileTx, source_ids: Sequence[str]) -> TakenPairs:
-    dreamed = await tx.single(q.DREAM_CITING_TWO, ids=list(source_ids))
-    keys = [sources_key(pair) for pair in combinations(source_ids, 2)]
-    empty = [pair_key_from_row(row) for row in await tx.run(q.EMPTY_PAIRS, keys=keys)]
-    return TakenPairs(id_of(dreamed) if dreamed else None, empty[0] if empty else None)
+    return (await pairs_taken_each(tx, [source_ids]))[0]
 
 
 async def create_dream(tx: ProfileTx, dream: NewDream, now: datetime) -> str | None:

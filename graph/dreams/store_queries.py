@@ -35,25 +35,27 @@ CREATE_DREAM = ScopedQuery(
     RETURN d.id AS id
     """,
 )
-# A dream, in any status, that already cites two of the memories `$ids` (fragments or facts).
-DREAM_CITING_TWO = ScopedQuery(
-    "dream_citing_two",
+# For each draft of `$drafts` (its `ids`, and the `keys` of the pairs among them): a dream, in
+# any status, that already cites two of those memories (fragments or facts), and a pair of them a
+# host judged empty; null where there is none. One statement for all of a night's drafts.
+PAIRS_TAKEN = ScopedQuery(
+    "pairs_taken",
     """
-    UNWIND $ids AS source_id
-    OPTIONAL MATCH (f:SourceFragment {profile_id: $profile_id, id: source_id})
-    OPTIONAL MATCH (x:Fact {profile_id: $profile_id, id: source_id})
-    WITH coalesce(f, x) AS member WHERE member IS NOT NULL
-    MATCH (member)<-[:DREAMED_FROM]-(d:Dream {profile_id: $profile_id})
-    WITH d, count(DISTINCT member) AS cited WHERE cited >= 2
-    RETURN d.id AS id ORDER BY id LIMIT 1
-    """,
-)
-# Which of the pairs `$keys` a host judged empty.
-EMPTY_PAIRS = ScopedQuery(
-    "empty_pairs",
-    """
-    UNWIND $keys AS key
-    MATCH (e:EmptyPair {profile_id: $profile_id, pair_key: key})
-    RETURN key AS pair_key ORDER BY pair_key
+    UNWIND $drafts AS draft
+    OPTIONAL CALL (draft) {
+        UNWIND draft.ids AS source_id
+        OPTIONAL MATCH (f:SourceFragment {profile_id: $profile_id, id: source_id})
+        OPTIONAL MATCH (x:Fact {profile_id: $profile_id, id: source_id})
+        WITH coalesce(f, x) AS member WHERE member IS NOT NULL
+        MATCH (member)<-[:DREAMED_FROM]-(d:Dream {profile_id: $profile_id})
+        WITH d, count(DISTINCT member) AS cited WHERE cited >= 2
+        RETURN d.id AS dream_id ORDER BY dream_id LIMIT 1
+    }
+    OPTIONAL CALL (draft) {
+        UNWIND draft.keys AS key
+        MATCH (e:EmptyPair {profile_id: $profile_id, pair_key: key})
+        RETURN key AS empty_pair ORDER BY empty_pair LIMIT 1
+    }
+    RETURN draft.index AS index, dream_id, empty_pair
     """,
 )

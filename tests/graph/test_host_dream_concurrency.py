@@ -1,6 +1,6 @@
 """Host-written dreams under concurrency: however many hosts write at once, no pair of memories
 is dreamed twice and a pair judged empty is never dreamed, held by the graph, not by a read
-before a write."""
+before a write. Also the check a cycle makes of a whole night's drafts at once."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pytest
 from graph.access import ProfileGraph
 from graph.dreams import host
 from graph.dreams.models import HostDreamResult, sources_key
+from graph.dreams.store import TakenPairs, pairs_taken_each
 from graph.embedding.keeper import VectorKeeper
 from graph.errors import InvalidInputError
 from graph.memory.pipeline import RememberRequest, remember
@@ -121,3 +122,23 @@ async def test_a_burst_of_links_themes_and_an_empty_verdict_keeps_every_pair_to_
     assert sources_key([a, b]) in set(dreamed) | empty  # the contested pair got exactly one answer
     written = [outcome for outcome in outcomes if isinstance(outcome, HostDreamResult)]
     assert len(written) == len(await read(graph, CITED)) + len(empty)
+
+
+async def test_a_nights_drafts_are_each_checked_against_their_own_pairs(
+    graph: ProfileGraph, vectors: VectorKeeper
+) -> None:
+    a, b, c, d = await memories(graph, vectors, 4)
+    dream = await host.write_dream(graph, [a, b], WORDS, "host:one", vectors)
+    await host.judge_empty(graph, [c, d], "host:two")
+    drafts = [[a, c], [b, a, d], [d, c], [b, d], [a, b, c, d]]
+
+    taken = await graph.read(pairs_taken_each, drafts)
+
+    assert taken == [
+        TakenPairs(None, None),  # one memory of the dream, none of the empty pair
+        TakenPairs(dream.dream_id, None),
+        TakenPairs(None, sources_key([c, d])),
+        TakenPairs(None, None),
+        TakenPairs(dream.dream_id, sources_key([c, d])),
+    ]
+    assert await graph.read(pairs_taken_each, []) == []

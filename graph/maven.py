@@ -104,14 +104,20 @@ def repository_url() -> str:
     return base if base.endswith("/") else base + "/"
 
 
+def reverie_cache() -> Path:
+    """The user's cache folder of Reverie's (XDG_CACHE_HOME, else ~/.cache), shared by every
+    REVERIE_HOME and checkout: what can be fetched or measured again if it is lost."""
+    root = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
+    return Path(root) / "reverie"
+
+
 def cache_dir() -> Path:
     """Reverie's own download cache, in the repository layout, shared by every REVERIE_HOME.
 
     Not ~/.m2 itself: that is Maven's, which keeps bookkeeping beside each file
     (_remote.repositories) that Reverie would have to imitate; reading it is enough to reuse
     what Maven already fetched."""
-    root = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
-    return Path(root) / "reverie" / "maven"
+    return reverie_cache() / "maven"
 
 
 def parse_lock(text: str, source: str) -> list[MavenArtifact]:

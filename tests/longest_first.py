@@ -10,16 +10,16 @@ a machine that has none runs in collection order.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import pytest
 
+from graph.maven import reverie_cache
+
 
 def _cache_file() -> Path:
-    root = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
-    return Path(root) / "reverie" / "test-durations.json"
+    return reverie_cache() / "test-durations.json"
 
 
 def last_durations() -> dict[str, float]:

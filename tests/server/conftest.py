@@ -174,9 +174,8 @@ class Tokens:
     file: Path
 
 
-def tokens_for(profile_id: str, tmp_path: Path, file: Path | None = None) -> Tokens:
-    """The three tokens, in `tmp_path`'s own tokens.json or added to `file`."""
-    file = file or tmp_path / "tokens.json"
+def tokens_for(profile_id: str, file: Path) -> Tokens:
+    """The three tokens, added to the tokens file `file` (made when missing)."""
     write = add_token(file, profile_id, ["read", "write"], name="rw")
     read = add_token(file, profile_id, ["read"], name="ro")
     other = add_token(file, f"{profile_id}-other", ["read", "write"], name="other")
@@ -197,7 +196,7 @@ def http_serving(
     """`reverie serve --transport http` on 127.0.0.1 with three tokens and `extra_env` in its
     environment; several servers of one test pass the same `tokens` and each its own `name`;
     `public`: its own address as REVERIE_PUBLIC_URL, so it serves connectors too."""
-    tokens = tokens or tokens_for(profile_id, tmp_path)
+    tokens = tokens or tokens_for(profile_id, tmp_path / "tokens.json")
     port = free_port()
     env = {
         **server_env,
@@ -255,12 +254,12 @@ def module_http_server(
 
 
 @pytest.fixture
-def http_server(module_http_server: HttpServer, profile_id: str, tmp_path: Path) -> HttpServer:
+def http_server(module_http_server: HttpServer, profile_id: str) -> HttpServer:
     """The module's server, signed into with three new tokens of this test's profile. A server's
     start costs about 3 s of CPU, most of the suite's once each test had its own; the server
     reads its tokens file again on every request, so each test still works in a profile of its
     own. Its log is every test's: a test that reads it takes `own_http_server`."""
-    tokens = tokens_for(profile_id, tmp_path, module_http_server.tokens_file)
+    tokens = tokens_for(profile_id, module_http_server.tokens_file)
     return replace(
         module_http_server,
         write_token=tokens.write,

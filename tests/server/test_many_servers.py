@@ -61,7 +61,7 @@ def servers(
     home = tmp_path / "home"
     home.mkdir()
     (home / "models").symlink_to(LocalNeo4j.default_home() / "models")
-    tokens = tokens_for(profile_id, tmp_path)
+    tokens = tokens_for(profile_id, tmp_path / "tokens.json")
     with ExitStack() as stack:
         yield [
             stack.enter_context(

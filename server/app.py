@@ -6,8 +6,6 @@ Only this module (and the CLI that calls it) reads settings; tools get what they
 
 from __future__ import annotations
 
-import functools
-import inspect
 import logging
 import os
 import signal
@@ -20,12 +18,11 @@ from typing import Any
 import anyio
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.tools import Tool
 from mcp.server.request_state import RequestStateSecurity
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
-from mcp_types import INVALID_PARAMS, GetPromptResult, InputRequiredResult, ToolAnnotations
+from mcp_types import INVALID_PARAMS, GetPromptResult, InputRequiredResult
 from starlette.applications import Starlette
 from starlette.routing import Route
 
@@ -51,8 +48,7 @@ from server.settings import ReverieSettings
 from server.stdio_frames import answer_bad_frames
 from server.stores import endpoint_of, opened_store, resolve_connection
 from server.token_registry import TokenRegistry
-from server.tools import register_all
-from server.tools.schemas import compact_schemas
+from server.tools import reverie_tools
 
 log = logging.getLogger(__name__)
 
@@ -70,9 +66,8 @@ person asks you to forget something, find it with `recall_memory` and erase it w
 
 class ReverieServer(MCPServer[AppContext]):
     """The SDK's server, except that an unknown prompt or prompt argument is the caller's mistake
-    (invalid params), not an internal error with a logged traceback, and that every tool gets a
-    title, its docstring without the source's indentation and compacted schemas
-    (`server.tools.schemas`): a host pays for every character of them."""
+    (invalid params), not an internal error with a logged traceback. Its tools come built
+    (`server.tools.reverie_tools`)."""
 
     stopped_by_signal = False
     # Routes matched before the SDK's own (the authorization server's metadata, see
@@ -83,25 +78,6 @@ class ReverieServer(MCPServer[AppContext]):
         app = super().streamable_http_app(**options)
         app.router.routes[:0] = self.leading_routes
         return app
-
-    def add_tool(  # type: ignore[override]
-        self,
-        fn: Callable[..., Any],
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        annotations: ToolAnnotations | None = None,
-    ) -> None:
-        tool_name = name or fn.__name__
-        # MCPServer.add_tool only forwards to its manager, whose add_tool returns the tool.
-        tool = self._tool_manager.add_tool(
-            fn,
-            name=tool_name,
-            title=title or tool_name.replace("_", " ").capitalize(),
-            description=description or inspect.cleandoc(fn.__doc__ or ""),
-            annotations=annotations,
-        )
-        compact_schemas(tool)
 
     async def run_stdio_async(self) -> None:
         """The SDK's stdio server, with unreadable lines answered (see `server.stdio_frames`)."""
@@ -282,19 +258,6 @@ def build_server(
             revocation_route(provider),
         ]
     return server
-
-
-@functools.cache
-def reverie_tools() -> tuple[Tool, ...]:
-    """Every tool, built once per process and shared by every server built in it.
-
-    Building a tool derives its JSON schemas with pydantic: about 0.13 s of CPU for all of them,
-    the same for every server. A process serves with one server, but the test suite builds
-    hundreds in one process. A tool keeps no state of its own (the server's comes through each
-    call's context), so servers can share them."""
-    shelf = ReverieServer(name="reverie")
-    register_all(shelf)
-    return tuple(shelf._tool_manager.list_tools())
 
 
 def connector_auth(settings: ReverieSettings) -> AuthSettings:

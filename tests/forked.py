@@ -27,8 +27,9 @@ from bench.processes import RunningServer, watched
 from server.cli import main
 
 _FORKS = multiprocessing.get_context("forkserver")
-# What `reverie serve` imports besides server.cli (the serving commands load on demand).
-_FORKS.set_forkserver_preload(["server.cli", "server.serve_cli"])
+# What `reverie serve` imports besides server.cli (the serving commands load on demand), and
+# the tools every server it builds shares.
+_FORKS.set_forkserver_preload(["server.cli", "server.serve_cli", "tests.preloaded_tools"])
 # Opened by each command for its output, as a shell's redirection would.
 _OUTPUT_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_APPEND
 

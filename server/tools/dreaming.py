@@ -6,7 +6,6 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Annotated
 
-from mcp.server.mcpserver import MCPServer
 from mcp_types import InputRequiredResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
@@ -30,10 +29,11 @@ from graph.dreams.watch import NextNight
 from graph.embedding.status import SemanticStatus, semantic_status
 from graph.memory.models import MAX_CLAIMS, Authority, ClaimInput
 from scheduler.timing import next_run
-from server.context import AppContext, Ctx, app_of
+from server.context import Ctx, app_of
 from server.errors import mapped_errors
 from server.models import unattended_generator
 from server.sampling import dream_generator, offers_sampling
+from server.tools.shelf import ToolShelf
 
 
 class DreamingRoutes(BaseModel):
@@ -238,7 +238,7 @@ async def configure_dreaming_tool(
     return await configure_dreaming(graph, app.settings.dreaming_defaults(), changes)
 
 
-def register(server: MCPServer[AppContext]) -> None:
+def register(server: ToolShelf) -> None:
     read_only = ToolAnnotations(read_only_hint=True, idempotent_hint=True)
     server.add_tool(dreaming_status, annotations=read_only)
     server.add_tool(

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import MCPServer
 from mcp_types import CLIENT_INFO_META_KEY, InitializeRequestParams, ToolAnnotations
 from pydantic import Field, WithJsonSchema
 
 from graph.dreams import host
 from graph.dreams.models import CandidateList, HostDreamResult
 from graph.memory.models import ClaimInput
-from server.context import AppContext, Ctx, app_of
+from server.context import Ctx, app_of
 from server.errors import mapped_errors
+from server.tools.shelf import ToolShelf
 
 # Each text's schema states the limit the domain applies to it (`host.TEXT_LIMITS`).
 Hypothesis = Annotated[
@@ -80,7 +80,7 @@ async def write_dream(
     return await host.apply(graph, request, app.vectors)
 
 
-def register(server: MCPServer[AppContext]) -> None:
+def register(server: ToolShelf) -> None:
     server.add_tool(
         list_dream_candidates, annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True)
     )

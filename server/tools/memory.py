@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
@@ -28,9 +27,10 @@ from graph.memory.reflect import MAX_REFLECT_LIMIT, reflect
 from graph.recall.models import RecallResult
 from graph.recall.request import MAX_QUERY_CHARS, MAX_RECALL_LIMIT, RecallRequest
 from graph.recall.search import recall
-from server.context import AppContext, Ctx, app_of, delivery_of
+from server.context import Ctx, app_of, delivery_of
 from server.errors import mapped_errors
 from server.models import claim_verifier
+from server.tools.shelf import ToolShelf
 
 
 @mapped_errors
@@ -183,7 +183,7 @@ async def forget_memory(
     return await forget(graph, ids, reason, embedder=app.embedder)
 
 
-def register(server: MCPServer[AppContext]) -> None:
+def register(server: ToolShelf) -> None:
     server.add_tool(
         remember,
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),

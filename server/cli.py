@@ -96,8 +96,7 @@ instance_option = click.option(
 
 
 def _local(instance: str) -> LocalNeo4j:
-    settings = load_settings()
-    return LocalNeo4j(settings.reverie_home, instance=instance, memory=settings.neo4j_memory())
+    return load_settings().local_neo4j(instance)
 
 
 def _installed(instance: str) -> LocalNeo4j:

@@ -17,8 +17,10 @@ from graph.dreams.host_model import HostModelLimits
 from graph.dreams.lease import CycleLease
 from graph.embedding.catalog import DEFAULT_MODEL, MODELS, SEMANTIC_OFF
 from graph.errors import InvalidInputError, shown_uri, validation_problems
+from graph.localdb import LocalNeo4j
 from graph.localdb.config import default_home
 from graph.localdb.memory import DEFAULT_SIZE, Neo4jMemory, parse_memory
+from graph.localdb.tuning import Neo4jTuning
 from graph.models.endpoint import COMPLETIONS_PATH, EndpointConfig
 from scheduler.nightly import STARTUP_GRACE_S, TICK_SECONDS
 
@@ -57,6 +59,10 @@ class ReverieSettings(BaseSettings):
     reverie_neo4j_memory: str = Field(
         default=DEFAULT_SIZE,
         description="The managed Neo4j's memory: small, desktop, large or heap=SIZE,pagecache=SIZE",
+    )
+    reverie_neo4j_tuning: Neo4jTuning = Field(
+        default=Neo4jTuning.SERVICE,
+        description="service, or short-lived for a Neo4j that lives minutes (the test suite's)",
     )
     reverie_neo4j_idle_seconds: int = Field(
         default=900,
@@ -262,6 +268,11 @@ class ReverieSettings(BaseSettings):
 
     def neo4j_memory(self) -> Neo4jMemory:
         return parse_memory(self.reverie_neo4j_memory)
+
+    def local_neo4j(self, instance: str = "default") -> LocalNeo4j:
+        """The managed Neo4j `instance`, as these settings start it."""
+        memory, tuning = self.neo4j_memory(), self.reverie_neo4j_tuning
+        return LocalNeo4j(self.reverie_home, instance=instance, memory=memory, tuning=tuning)
 
     def neo4j_stop_when_idle(self) -> float | None:
         """Seconds unused before the managed Neo4j stops; None keeps it running."""

@@ -12,7 +12,6 @@ import anyio
 
 from graph.access import ConnectionSettings, GraphStore
 from graph.errors import GraphUnavailableError
-from graph.localdb import LocalNeo4j
 from graph.models.endpoint import EndpointModel
 from graph.schema import check_server, ensure_schema
 from graph.upgrade import upgrade_graph
@@ -32,7 +31,7 @@ async def resolve_connection(settings: ReverieSettings) -> ConnectionSettings:
             database=settings.neo4j_database or None,
             call_timeout_s=settings.neo4j_timeout,
         )
-    local = LocalNeo4j(settings.reverie_home, memory=settings.neo4j_memory())
+    local = settings.local_neo4j()
     credentials = await anyio.to_thread.run_sync(local.use, settings.neo4j_stop_when_idle())
     return ConnectionSettings(
         uri=credentials.uri,

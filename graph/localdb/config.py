@@ -17,6 +17,7 @@ from typing import Final
 from graph.localdb.errors import LocalNeo4jError
 from graph.localdb.java import JavaRuntime
 from graph.localdb.memory import Neo4jMemory
+from graph.localdb.tuning import Neo4jTuning
 
 POM: Final = Path(__file__).with_name("pom.xml")
 
@@ -91,7 +92,14 @@ def bolt_uri(port: int) -> str:
     return f"bolt://127.0.0.1:{port}"
 
 
-def render_config(*, instance_dir: Path, lib_dir: Path, bolt_port: int, memory: Neo4jMemory) -> str:
+def render_config(
+    *,
+    instance_dir: Path,
+    lib_dir: Path,
+    bolt_port: int,
+    memory: Neo4jMemory,
+    tuning: Neo4jTuning = Neo4jTuning.SERVICE,
+) -> str:
     """Return neo4j.conf for one instance; strict validation rejects unknown names (exit 3)."""
     address = f"127.0.0.1:{bolt_port}"
     settings = [
@@ -136,6 +144,7 @@ def render_config(*, instance_dir: Path, lib_dir: Path, bolt_port: int, memory: 
         # bench data, the hint ignored against honoured, two interleaved pairs: p50 34.9 and
         # 31.4 ms against 38.1 and 36.1, p95 43.3 and 37.8 against 49.4 and 43.9.
         "server.bolt.connection_keep_alive_for_requests=OFF",
+        *tuning.settings(),
     ]
     header = "# Written by Reverie before every start; edits here are overwritten.\n"
     return header + "\n".join(settings) + "\n"
@@ -151,7 +160,12 @@ def configured_port(conf_file: Path) -> int | None:
 
 
 def jvm_command(
-    java: JavaRuntime, lib_dir: Path, instance_dir: Path, memory: Neo4jMemory, extra: Sequence[str] = ()
+    java: JavaRuntime,
+    lib_dir: Path,
+    instance_dir: Path,
+    memory: Neo4jMemory,
+    extra: Sequence[str] = (),
+    tuning: Neo4jTuning = Neo4jTuning.SERVICE,
 ) -> list[str]:
     """Return the argv that runs the server in the foreground (console mode), with `extra` JVM
     flags (the class archive's)."""
@@ -160,6 +174,7 @@ def jvm_command(
         f"-Xms{memory.heap}",
         f"-Xmx{memory.heap}",
         *JVM_FLAGS,
+        *tuning.jvm_flags(),
         *extra,
         *([_UNSAFE_FLAG] if java.major >= _UNSAFE_FLAG_SINCE else []),
         *([f"--add-modules={_VECTOR_API}"] if _VECTOR_API in java.modules else []),

@@ -58,6 +58,7 @@ from graph.localdb.processes import (
     terminate,
 )
 from graph.localdb.store import backup_folder, record_version, stored_version
+from graph.localdb.tuning import Neo4jTuning
 from graph.maven import FetchProgress
 from graph.ports import LOOPBACK, bind_problem, free_port
 
@@ -128,13 +129,21 @@ def _java_in_use() -> str:
 class LocalNeo4j:
     """One named Neo4j instance under REVERIE_HOME; jars are shared between instances."""
 
-    def __init__(self, home: Path, instance: str = "default", memory: Neo4jMemory = DEFAULT_MEMORY) -> None:
-        """`memory` is what a start launches the server with; one already running keeps its own."""
+    def __init__(
+        self,
+        home: Path,
+        instance: str = "default",
+        memory: Neo4jMemory = DEFAULT_MEMORY,
+        tuning: Neo4jTuning | None = None,
+    ) -> None:
+        """`memory` and `tuning` (REVERIE_NEO4J_TUNING when not given) are what a start launches
+        the server with; one already running keeps its own."""
         if not _INSTANCE_NAME.fullmatch(instance):
             raise ValueError(f"instance name {instance!r} must be letters, digits, '.', '_', '-'")
         self.home = home.expanduser().resolve()
         self.instance = instance
         self.memory = memory
+        self.tuning = tuning or Neo4jTuning.from_environment()
         self.version_dir = self.home / "neo4j" / NEO4J_VERSION
         self.lib_dir = self.version_dir / "lib"
         self.install_marker = self.version_dir / "install-complete.json"
@@ -243,7 +252,11 @@ class LocalNeo4j:
         atomic_write(
             self.conf_file,
             render_config(
-                instance_dir=self.instance_dir, lib_dir=self.lib_dir, bolt_port=port, memory=self.memory
+                instance_dir=self.instance_dir,
+                lib_dir=self.lib_dir,
+                bolt_port=port,
+                memory=self.memory,
+                tuning=self.tuning,
             ),
         )
         self._ensure_password()
@@ -352,7 +365,7 @@ class LocalNeo4j:
         # one that died on its own or that an older Reverie stopped.
         class_archive.settle(self.run_dir)
         archive = class_archive.archive_flags(java, self.lib_dir, self.run_dir)
-        cmd = jvm_command(java, self.lib_dir, self.instance_dir, self.memory, archive)
+        cmd = jvm_command(java, self.lib_dir, self.instance_dir, self.memory, archive, self.tuning)
         offset = self.console_log.stat().st_size if self.console_log.exists() else 0
         with self.console_log.open("ab") as log:
             stamp = datetime.now(UTC).isoformat(timespec="seconds")

@@ -21,6 +21,7 @@ from graph.localdb.config import MAIN_CLASS, jvm_command, render_config
 from graph.localdb.java import JavaRuntime, find_java
 from graph.localdb.memory import DEFAULT_MEMORY, Neo4jMemory
 from graph.localdb.processes import is_neo4j_process
+from graph.localdb.tuning import TUNING_VARIABLE, Neo4jTuning
 
 pytestmark = pytest.mark.unit
 
@@ -102,6 +103,26 @@ def test_config_is_loopback_only_with_absolute_dirs(tmp_path: Path) -> None:
     assert "0.0.0.0" not in text
     # 4.x names are rejected by 5.x strict validation (exit code 3).
     assert not any(key.startswith(("dbms.connector.", "dbms.memory.heap")) for key in lines)
+
+
+def test_a_short_lived_instance_compiles_quickly_and_keeps_its_plans(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    java, paths = JavaRuntime(Path("/usr/bin/java"), 25, "a test"), (tmp_path / "lib", tmp_path / "inst")
+    quick, replan = "-XX:TieredStopAtLevel=1", "dbms.cypher.min_replan_interval=1h"
+    for tuning, shown in ((Neo4jTuning.SERVICE, False), (Neo4jTuning.SHORT_LIVED, True)):
+        command = jvm_command(java, *paths, DEFAULT_MEMORY, tuning=tuning)
+        text = render_config(
+            instance_dir=paths[1], lib_dir=paths[0], bolt_port=7999, memory=DEFAULT_MEMORY, tuning=tuning
+        )
+        assert (quick in command, replan in text.splitlines()) == (shown, shown)
+    monkeypatch.setenv(TUNING_VARIABLE, "short-lived")
+    assert LocalNeo4j(tmp_path, "t").tuning is Neo4jTuning.SHORT_LIVED
+    monkeypatch.delenv(TUNING_VARIABLE)
+    assert LocalNeo4j(tmp_path, "t").tuning is Neo4jTuning.SERVICE
+    monkeypatch.setenv(TUNING_VARIABLE, "fast")
+    with pytest.raises(ValueError, match="give one of service, short-lived"):
+        LocalNeo4j(tmp_path, "t")
 
 
 def test_jvm_command_runs_the_community_server_in_console_mode(tmp_path: Path) -> None:

@@ -340,8 +340,20 @@ async def coherent_themes(space: MeaningSpace, themes: Sequence[Theme]) -> list[
         if rows
     }
     within = {pair_id(a.id, b.id) for theme in themes for a, b in combinations(theme.sources, 2)}
-    between = between_threads(members, within)
+    # Pairs by the thousand over a whole profile: listed and weighed in worker threads, so that
+    # a server's event loop keeps answering recalls meanwhile.
+    between = await anyio.to_thread.run_sync(between_threads, members, within)
     cosines = await space.cosines(sorted(within | set(between)))
+    return await anyio.to_thread.run_sync(_held_together, themes, usual, between, cosines)
+
+
+def _held_together(
+    themes: Sequence[Theme],
+    usual: Mapping[str, float],
+    between: Sequence[tuple[str, str]],
+    cosines: Mapping[tuple[str, str], float],
+) -> list[Theme]:
+    """The themes closer within than the bar the pairs `between` threads set (`coherent_themes`)."""
 
     def closeness(pair: tuple[str, str]) -> float | None:
         cosine, (a, b) = cosines.get(pair), pair

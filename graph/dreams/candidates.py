@@ -155,12 +155,18 @@ async def _whole_profile(space: ExactSpace, corpus_size: int) -> list[CandidateP
     event loop keeps answering recalls while a cycle weighs its pairs."""
     memories = space.memories
     neighbours = await space.neighbours(memories, NEIGHBOURHOOD)
-    semantic = [_Found(by, other, cosine) for by in memories for other, cosine in neighbours.get(by.id, [])]
     words = await anyio.to_thread.run_sync(indexed, memories, True)
-    by_words = await anyio.to_thread.run_sync(_shared_word_pairs, words, common_ceiling(corpus_size))
-    pairs = _distinct(semantic + by_words)
+    pairs = await anyio.to_thread.run_sync(_every_pair, neighbours, words, common_ceiling(corpus_size))
     meanings = await _meanings(space, pairs, neighbours)
     return await anyio.to_thread.run_sync(_weighed, words, pairs, meanings, corpus_size)
+
+
+def _every_pair(neighbours: Neighbours, words: ProfileWords, ceiling: int) -> dict[tuple[str, str], _Found]:
+    """Each memory with its nearest in meaning, and every two sharing a word at most `ceiling` use."""
+    semantic = [
+        _Found(by, other, cosine) for by in words.memories for other, cosine in neighbours.get(by.id, [])
+    ]
+    return _distinct(semantic + _shared_word_pairs(words, ceiling))
 
 
 def _weighed(
@@ -322,8 +328,16 @@ async def _meanings(
     # A pair found by its words has no seed: neither member's neighbourhood is known yet.
     others = {m.id: m for item in pairs.values() for m in (item.seed, item.other) if m.id not in known}
     everyone = known | await space.neighbours(list(others.values()), NEIGHBOURHOOD)
-    neighbourhood = {member: fmean(cosine for _, cosine in rows) for member, rows in everyone.items() if rows}
     cosines = await space.cosines([key for key, item in pairs.items() if item.cosine is None])
+    # Thousands of pairs over a whole profile: in a worker thread, as the weighing is.
+    return await anyio.to_thread.run_sync(_paired_meanings, pairs, everyone, cosines)
+
+
+def _paired_meanings(
+    pairs: dict[tuple[str, str], _Found], everyone: Neighbours, cosines: dict[tuple[str, str], float]
+) -> dict[tuple[str, str], Meaning]:
+    """Each pair's `Meaning` from its cosine (`cosines` or its lane's) and the neighbourhoods."""
+    neighbourhood = {member: fmean(cosine for _, cosine in rows) for member, rows in everyone.items() if rows}
     nearest = {member: rows[0][0].id for member, rows in everyone.items() if rows}
     meanings = {}
     for key, item in pairs.items():

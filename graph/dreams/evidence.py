@@ -119,6 +119,7 @@ class SharedTerm:
     phrase: bool = False
 
 
+@lru_cache(maxsize=65536)  # a night weighs the same words in many pairs; wordfreq tokenises each call
 def english_rarity(term: str) -> float:
     zipf = zipf_frequency(term, ENGLISH)
     return min(1.0, max(0.0, (EVERYDAY_ZIPF - zipf) / (EVERYDAY_ZIPF - UNCOMMON_ZIPF)))
@@ -316,6 +317,14 @@ def everyday(word: str) -> bool:
     return word in FILLER_WORDS or english_rarity(word) < EVERYDAY_RARITY
 
 
+@lru_cache(maxsize=8192)
+def _sentence_words(text: str) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
+    """Each sentence's words between its start and end marks, with their roots."""
+    said = ((_START, *tokens(sentence), _END) for sentence in sentences(text))
+    return tuple((words, tuple(term_root(word) for word in words)) for words in said)
+
+
+@lru_cache(maxsize=65536)  # one memory's word is weighed in every pair the memory is in
 def frames_around(root: str, text: str) -> frozenset[tuple[str, ...]]:
     """The `FRAME_WORDS` words right before and right after each use of `root` in `text`, marked
     by side: every word, not only topical ones, since a routine's frame is mostly small words
@@ -332,9 +341,8 @@ def frames_around(root: str, text: str) -> frozenset[tuple[str, ...]]:
         rarity = english_rarity(word)
         return rarity < 1.0 and (term_root(word) not in names or rarity < EVERYDAY_RARITY)
 
-    for sentence in sentences(text):
-        words = [_START, *tokens(sentence), _END]
-        for at in (index for index, word in enumerate(words) if term_root(word) == root):
+    for words, roots in _sentence_words(text):
+        for at in (index for index, word_root in enumerate(roots) if word_root == root):
             before, after = words[max(0, at - FRAME_WORDS) : at], words[at + 1 : at + 1 + FRAME_WORDS]
             for side, frame in (("before", before), ("after", after)):
                 real = [word for word in frame if word not in (_START, _END)]

@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Final, Protocol
 
+import anyio
 import numpy as np
 from numpy.typing import NDArray
 
@@ -50,7 +51,15 @@ class ExactSpace:
         self._vectors = vectors
         self._index = {memory.id: position for position, memory in enumerate(memories)}
 
+    # Both compare and rank in a worker thread: over a whole profile that is tens of milliseconds
+    # at a time, which a server's event loop would otherwise spend not answering recalls.
     async def neighbours(self, members: Sequence[Memory], count: int) -> Neighbours:
+        return await anyio.to_thread.run_sync(self._nearest, members, count)
+
+    async def cosines(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], float]:
+        return await anyio.to_thread.run_sync(self._cosines, pairs)
+
+    def _nearest(self, members: Sequence[Memory], count: int) -> Neighbours:
         found: Neighbours = {}
         known = [member.id for member in members if member.id in self._index]
         if not known or len(self.memories) < 2:
@@ -65,7 +74,7 @@ class ExactSpace:
             found[member_id] = [(self.memories[i], float(similarity[row, i])) for i in ranked]
         return found
 
-    async def cosines(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], float]:
+    def _cosines(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], float]:
         index = self._index
         return {
             pair_id(a, b): float(self._vectors[index[a]] @ self._vectors[index[b]])

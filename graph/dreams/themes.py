@@ -24,6 +24,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
+from functools import lru_cache
 from itertools import combinations, islice
 from statistics import fmean
 from typing import Final
@@ -201,6 +202,7 @@ def _theme(root: str, holders: Sequence[Memory], corpus_size: int) -> Theme | No
     )
 
 
+@lru_cache(maxsize=65536)  # every night that reads a word asks again of each memory holding it
 def told(root: str, text: str) -> bool:
     """Whether `text` tells of the word: some sentence using it neither asks ("Got any paintings to
     show?"), nor thanks ("Thanks for the encouragement"), nor speaks of the other person's things
@@ -240,14 +242,15 @@ def _one_frame(root: str, sources: Sequence[Memory]) -> bool:
     return bool(pairs) and same >= MIN_SAME_FRAME * len(pairs)
 
 
-def _around(root: str, text: str) -> set[str]:
+@lru_cache(maxsize=65536)
+def _around(root: str, text: str) -> frozenset[str]:
     """The topical words within `PHRASE_WINDOW` words of each use of `root` in `text`."""
     words, topical = tokens(text), topical_roots(text)
     near = set()
     for at in (index for index, word in enumerate(words) if term_root(word) == root):
         window = words[max(0, at - PHRASE_WINDOW) : at] + words[at + 1 : at + 1 + PHRASE_WINDOW]
         near |= {term_root(word) for word in window}
-    return (near & topical) - {root}
+    return frozenset((near & topical) - {root})
 
 
 def _mean_overlap(word_sets: Sequence[set[str] | frozenset[str]]) -> float:
@@ -337,8 +340,20 @@ async def coherent_themes(space: MeaningSpace, themes: Sequence[Theme]) -> list[
         if rows
     }
     within = {pair_id(a.id, b.id) for theme in themes for a, b in combinations(theme.sources, 2)}
-    between = between_threads(members, within)
+    # Pairs by the thousand over a whole profile: listed and weighed in worker threads, so that
+    # a server's event loop keeps answering recalls meanwhile.
+    between = await anyio.to_thread.run_sync(between_threads, members, within)
     cosines = await space.cosines(sorted(within | set(between)))
+    return await anyio.to_thread.run_sync(_held_together, themes, usual, between, cosines)
+
+
+def _held_together(
+    themes: Sequence[Theme],
+    usual: Mapping[str, float],
+    between: Sequence[tuple[str, str]],
+    cosines: Mapping[tuple[str, str], float],
+) -> list[Theme]:
+    """The themes closer within than the bar the pairs `between` threads set (`coherent_themes`)."""
 
     def closeness(pair: tuple[str, str]) -> float | None:
         cosine, (a, b) = cosines.get(pair), pair

@@ -98,6 +98,9 @@ async def test_a_tool_call_fails_clearly_while_neo4j_is_down_and_works_once_it_i
         async with Client(build_server(settings, "stdio")) as client:
             async with relay(port, target):
                 stored = structured(await client.call_tool("remember", {"content": "The relay is up."}))
+                # A recall waits for the memory's vector, written just after the remember returns:
+                # left for the outage, its write would be the keeper's retries, not this test's.
+                structured(await client.call_tool("recall_memory", {"query": "relay"}))
             down = error_text(await client.call_tool("recall_memory", {"query": "relay"}))
             assert settings.neo4j_uri in down and "cannot be reached" in down
             await back.start(_relaying, port, target)

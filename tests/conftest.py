@@ -29,15 +29,10 @@ from graph.embedding.encoder import Embedder
 from graph.embedding.keeper import VectorKeeper, keeping
 from graph.embedding.loader import load_embedder
 from graph.localdb import LocalNeo4j
-from graph.localdb.tuning import TUNING_VARIABLE, Neo4jTuning
 from graph.schema import DROP_VECTOR_INDEX, ensure_schema
 from tests.longest_first import keep_durations, last_durations, longest_first
 
 TEST_INSTANCE = "test"
-# Every Neo4j the suite starts (its own, a test's own, one a `reverie` command starts) lives
-# minutes and runs each of many queries a few times: the short-lived tuning spares it the
-# optimising compiler and replanning (graph/localdb/tuning.py). A run may still ask for another.
-os.environ.setdefault(TUNING_VARIABLE, Neo4jTuning.SHORT_LIVED.value)
 _DATABASE_FIXTURE = "neo4j_settings"
 _MODEL_FIXTURE = "embedder"
 # Set in the controlling process when it started the test instance itself.

@@ -2,9 +2,9 @@
 
 A service (a desktop's or a server's Neo4j) runs for hours: the JVM's optimising compiler (C2)
 and Cypher's replanning as the statistics move pay for themselves there. An instance that lives
-minutes and runs many different queries a few times each (the test suite's) never gets that
-work back: on the suite's graph tests, C2's compilations were about a third of Neo4j's CPU, and
-its statistics, which move every second, had it replan about 600 queries a run.
+minutes and runs many different queries a few times each (a test run's) never gets that work
+back: on the suite's graph tests, C2's compilations were about a third of Neo4j's CPU, and its
+statistics, which move every second, had it replan about 600 queries a run.
 """
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ class ReverieSettings(BaseSettings):
     )
     reverie_neo4j_tuning: Neo4jTuning = Field(
         default=Neo4jTuning.SERVICE,
-        description="service, or short-lived for a Neo4j that lives minutes (the test suite's)",
+        description="service, or short-lived for a Neo4j that lives minutes (a test run, a one-off import)",
     )
     reverie_neo4j_idle_seconds: int = Field(
         default=900,
